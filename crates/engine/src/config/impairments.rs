@@ -1,0 +1,211 @@
+//! Impairment settings, one kind per table, selected by `kind`. The behaviour of each kind lives
+//! in `net::impair`; this file only reads and checks the numbers.
+
+use super::{serde_units, typed};
+use crate::error::EngineError;
+use crate::units::SimDuration;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Impairment {
+    /// Independent loss with probability `p`.
+    Bernoulli { p: f64 },
+    /// Loss with probability `p` during `[offset + k*every, offset + k*every + on)`.
+    PeriodicBurst {
+        p: f64,
+        #[serde(with = "serde_units::duration")]
+        on: SimDuration,
+        #[serde(with = "serde_units::duration")]
+        every: SimDuration,
+        #[serde(with = "serde_units::duration")]
+        offset: SimDuration,
+    },
+    /// Time-driven two-state channel; state lengths uniform in [min, max].
+    GilbertElliott { good: GeState, bad: GeState },
+    /// A `fraction` of packets is held back `extra_delay` so later packets overtake it.
+    Reorder {
+        fraction: f64,
+        #[serde(with = "serde_units::duration")]
+        extra_delay: SimDuration,
+    },
+    /// Extra delay uniform in [min, max]; with `keep_order`, no packet overtakes an earlier one.
+    Jitter {
+        #[serde(with = "serde_units::duration")]
+        min: SimDuration,
+        #[serde(with = "serde_units::duration")]
+        max: SimDuration,
+        keep_order: bool,
+    },
+    /// Route failure: everything crossing during `[offset + k*every, offset + k*every + down)` is lost.
+    Outage {
+        #[serde(with = "serde_units::duration")]
+        down: SimDuration,
+        #[serde(with = "serde_units::duration")]
+        every: SimDuration,
+        #[serde(with = "serde_units::duration")]
+        offset: SimDuration,
+    },
+}
+
+/// One state of the Gilbert-Elliott channel.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeState {
+    /// Packet error rate in this state.
+    pub per: f64,
+    #[serde(with = "serde_units::duration")]
+    pub min: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    pub max: SimDuration,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBernoulli {
+    p: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPeriodicBurst {
+    p: f64,
+    #[serde(with = "serde_units::duration")]
+    on: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    every: SimDuration,
+    #[serde(default, deserialize_with = "opt_duration")]
+    offset: Option<SimDuration>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGilbertElliott {
+    good: GeState,
+    bad: GeState,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReorder {
+    fraction: f64,
+    #[serde(with = "serde_units::duration")]
+    extra_delay: SimDuration,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJitter {
+    #[serde(with = "serde_units::duration")]
+    min: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    max: SimDuration,
+    #[serde(default = "yes")]
+    keep_order: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutage {
+    #[serde(with = "serde_units::duration")]
+    down: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    every: SimDuration,
+    #[serde(default, deserialize_with = "opt_duration")]
+    offset: Option<SimDuration>,
+}
+
+fn opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
+    serde_units::duration::deserialize(d).map(Some)
+}
+
+const KINDS: &str = "bernoulli, periodic_burst, gilbert_elliott, reorder, jitter, outage";
+
+fn probability(p: f64, path: String) -> Result<f64, EngineError> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(EngineError::config(path, format!("must be a probability in [0, 1], got {p}")))
+    }
+}
+
+fn positive(d: SimDuration, path: String) -> Result<SimDuration, EngineError> {
+    if d.0 > 0 {
+        Ok(d)
+    } else {
+        Err(EngineError::config(path, "must be > 0"))
+    }
+}
+
+impl Impairment {
+    /// Read one impairment table found at `prefix` (e.g. `path.forward.impairments.0`).
+    pub(crate) fn from_value(v: &Value, prefix: &str) -> Result<Self, EngineError> {
+        let at = |k: &str| format!("{prefix}.{k}");
+        let Value::Object(map) = v else {
+            return Err(EngineError::config(prefix, format!("expected a table with a `kind` ({KINDS})")));
+        };
+        let kind = match map.get("kind") {
+            Some(Value::String(k)) => k.as_str(),
+            Some(_) => return Err(EngineError::config(at("kind"), format!("expected a string, one of {KINDS}"))),
+            None => return Err(EngineError::config(at("kind"), format!("missing; one of {KINDS}"))),
+        };
+        let mut rest = map.clone();
+        rest.remove("kind");
+        let rest = Value::Object(rest);
+        Ok(match kind {
+            "bernoulli" => {
+                let r: RawBernoulli = typed(&rest, prefix)?;
+                Impairment::Bernoulli { p: probability(r.p, at("p"))? }
+            }
+            "periodic_burst" => {
+                let r: RawPeriodicBurst = typed(&rest, prefix)?;
+                let every = positive(r.every, at("every"))?;
+                if r.on > every {
+                    return Err(EngineError::config(at("on"), "must not exceed `every`"));
+                }
+                Impairment::PeriodicBurst {
+                    p: probability(r.p, at("p"))?,
+                    on: r.on,
+                    every,
+                    offset: r.offset.unwrap_or(SimDuration(every.0 - r.on.0)),
+                }
+            }
+            "gilbert_elliott" => {
+                let r: RawGilbertElliott = typed(&rest, prefix)?;
+                for (name, s) in [("good", &r.good), ("bad", &r.bad)] {
+                    probability(s.per, at(&format!("{name}.per")))?;
+                    positive(s.min, at(&format!("{name}.min")))?;
+                    if s.max < s.min {
+                        return Err(EngineError::config(at(&format!("{name}.max")), "must be >= min"));
+                    }
+                }
+                Impairment::GilbertElliott { good: r.good, bad: r.bad }
+            }
+            "reorder" => {
+                let r: RawReorder = typed(&rest, prefix)?;
+                Impairment::Reorder { fraction: probability(r.fraction, at("fraction"))?, extra_delay: r.extra_delay }
+            }
+            "jitter" => {
+                let r: RawJitter = typed(&rest, prefix)?;
+                if r.max < r.min {
+                    return Err(EngineError::config(at("max"), "must be >= min"));
+                }
+                Impairment::Jitter { min: r.min, max: r.max, keep_order: r.keep_order }
+            }
+            "outage" => {
+                let r: RawOutage = typed(&rest, prefix)?;
+                let every = positive(r.every, at("every"))?;
+                if r.down > every {
+                    return Err(EngineError::config(at("down"), "must not exceed `every`"));
+                }
+                Impairment::Outage { down: r.down, every, offset: r.offset.unwrap_or(SimDuration(every.0 - r.down.0)) }
+            }
+            other => return Err(EngineError::config(at("kind"), format!("unknown impairment kind {other:?}; one of {KINDS}"))),
+        })
+    }
+}

@@ -1,0 +1,519 @@
+//! The scenario format: serde structs that are the single source of truth for what a scenario
+//! file may contain. Parsing is path-aware: every error names the dotted key it is about
+//! (`path.forward.impairments.0.p`) and what is allowed.
+//!
+//! Parsing runs in two phases. Phase one deserializes the document with `deny_unknown_fields`;
+//! tables whose shape depends on a tag (impairments by `kind`, energy profiles by name or inline
+//! table) are kept as JSON values. Phase two reads those with an explicit key prefix, so their
+//! errors carry the full path too.
+
+pub mod serde_units;
+mod impairments;
+mod overrides;
+
+pub use impairments::{GeState, Impairment};
+pub use overrides::apply_override;
+
+use crate::energy::profile::{self, DeviceProfile};
+use crate::error::EngineError;
+use crate::units::SimDuration;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A complete, validated scenario.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub seed: u64,
+    #[serde(with = "serde_units::duration")]
+    pub stop_after: SimDuration,
+    pub path: PathConfig,
+    pub tcp: TcpConfig,
+    pub traffic: TrafficConfig,
+    pub energy: EnergyConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PathConfig {
+    /// IP MTU in bytes; SMSS = MTU - 40 - option bytes carried by every data segment.
+    pub mtu: u32,
+    /// Link-layer framing bytes added to every packet's airtime (0 = bare IP packets).
+    pub frame_overhead: u32,
+    pub forward: LinkConfig,
+    pub reverse: LinkConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkConfig {
+    #[serde(with = "serde_units::rate")]
+    pub rate: u64,
+    #[serde(with = "serde_units::duration")]
+    pub delay: SimDuration,
+    /// Drop-tail queue capacity in packets.
+    pub queue: u32,
+    pub impairments: Vec<Impairment>,
+}
+
+/// TCP settings: the variant and the fidelity knobs other simulators need matched.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// Initial congestion window in segments (RFC 5681 §3.1 allows up to 4; RFC 3390).
+    pub initial_window: u32,
+    pub initial_ssthresh: Ssthresh,
+    #[serde(with = "serde_units::duration")]
+    pub initial_rto: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    pub min_rto: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    pub max_rto: SimDuration,
+    /// Clock granularity G in RTO = SRTT + max(G, 4 RTTVAR) (RFC 6298 §2).
+    #[serde(with = "serde_units::duration")]
+    pub clock_granularity: SimDuration,
+    pub timestamps: bool,
+    pub window_scale: bool,
+    /// Negotiate SACK; unset means "as the variant needs" (on for `sack`, off otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    pub delayed_ack: DelayedAck,
+    #[serde(with = "serde_units::bytes")]
+    pub receive_buffer: u64,
+    pub cwnd_growth: CwndGrowth,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    pub dupack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            variant: Variant::Sack,
+            initial_window: 2,
+            initial_ssthresh: Ssthresh::Bytes(64_000),
+            initial_rto: SimDuration::from_secs(1),
+            min_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(60),
+            clock_granularity: SimDuration::from_millis(1),
+            timestamps: false,
+            window_scale: false,
+            sack: None,
+            delayed_ack: DelayedAck::default(),
+            receive_buffer: 64_000,
+            cwnd_growth: CwndGrowth::PerAck,
+            limited_transmit: false,
+            dupack_threshold: 3,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Whether the SACK option is negotiated.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack.unwrap_or(self.variant == Variant::Sack)
+    }
+}
+
+/// The named TCP variants. Each is a recipe of congestion control and loss recovery (`tcp::variant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    Tahoe,
+    Reno,
+    Newreno,
+    Sack,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::Newreno => "newreno",
+            Variant::Sack => "sack",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ssthresh {
+    Bytes(u64),
+    Infinite,
+}
+
+impl<'de> Deserialize<'de> for Ssthresh {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        if v.as_str() == Some("infinite") {
+            return Ok(Ssthresh::Infinite);
+        }
+        serde_units::bytes::deserialize(v).map(Ssthresh::Bytes).map_err(|e| {
+            serde::de::Error::custom(format!("{e}, or \"infinite\""))
+        })
+    }
+}
+
+impl Serialize for Ssthresh {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Ssthresh::Bytes(b) => s.serialize_u64(*b),
+            Ssthresh::Infinite => s.serialize_str("infinite"),
+        }
+    }
+}
+
+/// Delayed ACK (RFC 1122 §4.2.3.2, RFC 5681 §4.2): ACK every `every` full-sized segments or when
+/// `timeout` expires, whichever is first; `every = 0` acknowledges on the timer only.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DelayedAck {
+    pub every: u32,
+    #[serde(with = "serde_units::duration")]
+    pub timeout: SimDuration,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        Self { every: 2, timeout: SimDuration::from_millis(200) }
+    }
+}
+
+/// How congestion avoidance and slow start grow cwnd.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndGrowth {
+    /// RFC 5681: +SMSS per ACK in slow start, +SMSS*SMSS/cwnd per ACK in congestion avoidance.
+    PerAck,
+    /// RFC 3465 appropriate byte counting (L = 2 in slow start).
+    PerByte,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficConfig {
+    pub kind: TrafficKind,
+    #[serde(with = "serde_units::bytes")]
+    pub bytes: u64,
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        Self { kind: TrafficKind::Bulk, bytes: 5_000_000 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrafficKind {
+    /// One-way bulk transfer of `bytes` from sender to receiver (ttcp-like).
+    Bulk,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnergyConfig {
+    pub sender: ProfileRef,
+    pub receiver: ProfileRef,
+    pub radio_policy: RadioPolicy,
+    /// Idle time after which the radio sleeps under `idle_timeout`.
+    #[serde(with = "serde_units::duration")]
+    pub timeout: SimDuration,
+}
+
+/// A device profile given by built-in name or inline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileRef {
+    /// The built-in name, or `None` for an inline table.
+    pub name: Option<String>,
+    pub profile: DeviceProfile,
+}
+
+impl Serialize for ProfileRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.name {
+            Some(n) => s.serialize_str(n),
+            None => self.profile.serialize(s),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RadioPolicy {
+    AlwaysOn,
+    Ideal,
+    IdleTimeout,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase one: the raw document.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    #[serde(default = "default_name")]
+    name: String,
+    #[serde(default = "default_seed")]
+    seed: u64,
+    #[serde(default = "default_stop_after", with = "serde_units::duration")]
+    stop_after: SimDuration,
+    #[serde(default)]
+    path: RawPath,
+    #[serde(default)]
+    tcp: TcpConfig,
+    #[serde(default)]
+    traffic: TrafficConfig,
+    #[serde(default)]
+    energy: RawEnergy,
+}
+
+fn default_name() -> String {
+    "unnamed".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_stop_after() -> SimDuration {
+    SimDuration::from_secs(3600)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawPath {
+    mtu: u32,
+    frame_overhead: u32,
+    forward: RawLink,
+    reverse: RawLink,
+}
+
+impl Default for RawPath {
+    fn default() -> Self {
+        Self { mtu: 1500, frame_overhead: 0, forward: RawLink::default(), reverse: RawLink::default() }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawLink {
+    #[serde(with = "serde_units::rate")]
+    rate: u64,
+    #[serde(with = "serde_units::duration")]
+    delay: SimDuration,
+    queue: u32,
+    impairments: Vec<Value>,
+}
+
+impl Default for RawLink {
+    fn default() -> Self {
+        Self { rate: 2_000_000, delay: SimDuration::from_millis(20), queue: 100, impairments: vec![] }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawEnergy {
+    sender: Value,
+    receiver: Value,
+    radio_policy: RadioPolicy,
+    #[serde(with = "serde_units::duration")]
+    timeout: SimDuration,
+}
+
+const DEFAULT_PROFILE: &str = "singh2002-toshiba-wavelan";
+
+impl Default for RawEnergy {
+    fn default() -> Self {
+        Self {
+            sender: Value::String(DEFAULT_PROFILE.into()),
+            receiver: Value::String(DEFAULT_PROFILE.into()),
+            radio_policy: RadioPolicy::AlwaysOn,
+            timeout: SimDuration::from_millis(100),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path-aware deserialization helpers.
+
+/// Deserialize `value` as `T`, reporting errors at `prefix` + the path inside `value`.
+pub(crate) fn typed<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, EngineError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut path = prefix.to_string();
+        for seg in e.path().iter() {
+            let part = match seg {
+                serde_path_to_error::Segment::Seq { index } => index.to_string(),
+                serde_path_to_error::Segment::Map { key } => key.clone(),
+                serde_path_to_error::Segment::Enum { variant } => variant.clone(),
+                serde_path_to_error::Segment::Unknown => continue,
+            };
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&part);
+        }
+        EngineError::config(path, tidy_serde_message(&e.into_inner().to_string()))
+    })
+}
+
+/// serde_json appends " at line 1 column 2" to some messages; a JSON value has no lines.
+fn tidy_serde_message(msg: &str) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase two: resolve and validate.
+
+impl Scenario {
+    /// Build a scenario from a JSON document with `(dotted key, JSON value)` overrides applied in order.
+    pub fn from_json(text: &str, overrides: &[(String, String)]) -> Result<Self, EngineError> {
+        let mut doc: Value = serde_json::from_str(text)
+            .map_err(|e| EngineError::config("", format!("scenario is not valid JSON: {e}")))?;
+        for (key, value) in overrides {
+            let v: Value = serde_json::from_str(value).map_err(|e| {
+                EngineError::config(key.clone(), format!("override value is not valid JSON: {e}"))
+            })?;
+            apply_override(&mut doc, key, v)?;
+        }
+        Self::from_value(&doc)
+    }
+
+    /// Build a scenario from TOML text (used by Rust tests and tools; Python sends JSON).
+    pub fn from_toml(text: &str) -> Result<Self, EngineError> {
+        let doc: Value = toml::from_str(text).map_err(|e| EngineError::config("", format!("invalid TOML: {e}")))?;
+        Self::from_value(&doc)
+    }
+
+    /// Build a scenario from a parsed document.
+    pub fn from_value(doc: &Value) -> Result<Self, EngineError> {
+        if !doc.is_object() {
+            return Err(EngineError::config("", "a scenario must be a table of keys"));
+        }
+        let raw: RawScenario = typed(doc, "")?;
+        let path = PathConfig {
+            mtu: raw.path.mtu,
+            frame_overhead: raw.path.frame_overhead,
+            forward: resolve_link(raw.path.forward, "path.forward")?,
+            reverse: resolve_link(raw.path.reverse, "path.reverse")?,
+        };
+        let energy = EnergyConfig {
+            sender: resolve_profile(&raw.energy.sender, "energy.sender")?,
+            receiver: resolve_profile(&raw.energy.receiver, "energy.receiver")?,
+            radio_policy: raw.energy.radio_policy,
+            timeout: raw.energy.timeout,
+        };
+        let s = Scenario {
+            name: raw.name,
+            seed: raw.seed,
+            stop_after: raw.stop_after,
+            path,
+            tcp: raw.tcp,
+            traffic: raw.traffic,
+            energy,
+        };
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Range checks that types alone do not express.
+    fn validate(&self) -> Result<(), EngineError> {
+        fn e(path: impl Into<String>, msg: impl Into<String>) -> EngineError {
+            EngineError::config(path, msg)
+        }
+        if self.stop_after.0 == 0 {
+            return Err(e("stop_after", "must be > 0"));
+        }
+        let p = &self.path;
+        if !(128..=65_535).contains(&p.mtu) {
+            return Err(e("path.mtu", format!("must be between 128 and 65535 bytes, got {}", p.mtu)));
+        }
+        for (name, link) in [("path.forward", &p.forward), ("path.reverse", &p.reverse)] {
+            if link.rate == 0 {
+                return Err(e(format!("{name}.rate"), "must be > 0"));
+            }
+            if link.queue == 0 {
+                return Err(e(format!("{name}.queue"), "must be at least 1 packet"));
+            }
+        }
+        let t = &self.tcp;
+        if t.initial_window == 0 {
+            return Err(e("tcp.initial_window", "must be at least 1 segment"));
+        }
+        if t.min_rto.0 == 0 {
+            return Err(e("tcp.min_rto", "must be > 0"));
+        }
+        if t.max_rto < t.min_rto {
+            return Err(e("tcp.max_rto", "must be >= tcp.min_rto"));
+        }
+        if t.initial_rto.0 == 0 {
+            return Err(e("tcp.initial_rto", "must be > 0"));
+        }
+        if t.dupack_threshold == 0 {
+            return Err(e("tcp.dupack_threshold", "must be at least 1"));
+        }
+        if t.delayed_ack.every > 0 && t.delayed_ack.timeout.0 == 0 {
+            return Err(e("tcp.delayed_ack.timeout", "must be > 0"));
+        }
+        if t.delayed_ack.every == 0 && t.delayed_ack.timeout.0 == 0 {
+            return Err(e("tcp.delayed_ack", "every = 0 (timer only) needs a timeout > 0"));
+        }
+        let min_payload_mtu = 40 + 12 + 40 + 1;
+        if (p.mtu as u64) < min_payload_mtu {
+            return Err(e("path.mtu", format!("must leave room for headers and options: at least {min_payload_mtu} bytes")));
+        }
+        if t.receive_buffer < self.smss() as u64 {
+            return Err(e("tcp.receive_buffer", format!("must hold at least one segment ({} bytes)", self.smss())));
+        }
+        if self.traffic.bytes == 0 {
+            return Err(e("traffic.bytes", "must be > 0"));
+        }
+        if self.energy.radio_policy == RadioPolicy::IdleTimeout && self.energy.timeout.0 == 0 {
+            return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));
+        }
+        Ok(())
+    }
+
+    /// Sender maximum segment size: MTU minus IPv4 and TCP headers and the options every data
+    /// segment carries (timestamps, 12 bytes with padding; RFC 7323 §3, RFC 6691).
+    pub fn smss(&self) -> u32 {
+        self.path.mtu - 40 - if self.tcp.timestamps { 12 } else { 0 }
+    }
+
+    /// The normalized scenario (every default filled in) as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serializes")
+    }
+}
+
+fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, EngineError> {
+    let impairments = raw
+        .impairments
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Impairment::from_value(v, &format!("{prefix}.impairments.{i}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LinkConfig { rate: raw.rate, delay: raw.delay, queue: raw.queue, impairments })
+}
+
+fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, EngineError> {
+    match v {
+        Value::String(name) => match profile::builtin(name) {
+            Some(p) => Ok(ProfileRef { name: Some(name.clone()), profile: p? }),
+            None => Err(EngineError::config(
+                prefix,
+                format!("unknown profile {name:?}; built-in profiles: {}", profile::builtin_names().join(", ")),
+            )),
+        },
+        Value::Object(_) => {
+            let p: DeviceProfile = typed(v, prefix)?;
+            p.validate(prefix)?;
+            Ok(ProfileRef { name: None, profile: p })
+        }
+        _ => Err(EngineError::config(prefix, "expected a built-in profile name or an inline profile table")),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,172 @@
+//! Protocol-processing energy: protocol code reports each piece of work it does as an [`Op`]; the
+//! device profile's cost table turns it into CPU cycles, busy time and joules.
+
+use super::profile::CycleCosts;
+use crate::units::{SimDuration, SimTime};
+
+/// A unit of protocol work, charged where the work happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// A data segment built and handed to the NIC, with its payload copied and checksummed.
+    SegmentSent { bytes: u32 },
+    /// A data segment taken from the NIC, checksummed and copied to the application.
+    SegmentReceived { bytes: u32 },
+    /// A pure ACK (or SYN/FIN without data) built and sent.
+    AckSent,
+    /// A pure ACK received and processed.
+    AckReceived,
+    /// Receiver: one SACK block written into an ACK.
+    SackBlockGenerated,
+    /// Sender: one SACK block parsed.
+    SackBlockProcessed,
+    /// Sender: one scoreboard entry changed.
+    ScoreboardUpdate,
+    /// A timer armed, re-armed or cancelled.
+    TimerSet,
+    /// A timer expiry handled.
+    TimerExpired,
+    /// Receiver: an out-of-order segment queued for reassembly.
+    OutOfOrderQueued,
+    /// A timestamps option processed, with the PAWS check (RFC 7323 §5).
+    PawsCheck,
+    /// A segment accepted by header prediction.
+    FastPath,
+    /// A segment that needed the full input path.
+    SlowPath,
+}
+
+/// Number of distinct [`Op`] kinds (for per-kind counters).
+pub const OP_KINDS: usize = 13;
+
+impl Op {
+    fn index(self) -> usize {
+        match self {
+            Op::SegmentSent { .. } => 0,
+            Op::SegmentReceived { .. } => 1,
+            Op::AckSent => 2,
+            Op::AckReceived => 3,
+            Op::SackBlockGenerated => 4,
+            Op::SackBlockProcessed => 5,
+            Op::ScoreboardUpdate => 6,
+            Op::TimerSet => 7,
+            Op::TimerExpired => 8,
+            Op::OutOfOrderQueued => 9,
+            Op::PawsCheck => 10,
+            Op::FastPath => 11,
+            Op::SlowPath => 12,
+        }
+    }
+
+    /// Snake-case names, in `index` order, for result records.
+    pub const NAMES: [&'static str; OP_KINDS] = [
+        "segment_sent",
+        "segment_received",
+        "ack_sent",
+        "ack_received",
+        "sack_block_generated",
+        "sack_block_processed",
+        "scoreboard_update",
+        "timer_set",
+        "timer_expired",
+        "ooo_queued",
+        "paws_check",
+        "fast_path",
+        "slow_path",
+    ];
+
+    fn cycles(self, c: &CycleCosts) -> f64 {
+        match self {
+            Op::SegmentSent { bytes } => c.segment_sent + c.per_byte * bytes as f64,
+            Op::SegmentReceived { bytes } => c.segment_received + c.per_byte * bytes as f64,
+            Op::AckSent => c.ack_sent,
+            Op::AckReceived => c.ack_received,
+            Op::SackBlockGenerated => c.sack_block_generated,
+            Op::SackBlockProcessed => c.sack_block_processed,
+            Op::ScoreboardUpdate => c.scoreboard_update,
+            Op::TimerSet => c.timer_set,
+            Op::TimerExpired => c.timer_expired,
+            Op::OutOfOrderQueued => c.ooo_queued,
+            Op::PawsCheck => c.paws_check,
+            Op::FastPath => c.fast_path,
+            Op::SlowPath => c.slow_path,
+        }
+    }
+}
+
+/// One node's CPU: a single server that runs charged work back to back. Busy intervals are kept
+/// (merged when they touch) so the meter can tell system-idle time from busy time.
+#[derive(Debug, Clone)]
+pub struct CpuMeter {
+    costs: Option<CycleCosts>,
+    ns_per_cycle: f64,
+    active_power_w: f64,
+    busy_until: SimTime,
+    /// Closed busy intervals `[start, end)` in time order, plus the open one at the end.
+    pub(crate) busy: Vec<(SimTime, SimTime)>,
+    pub cycles: f64,
+    pub op_counts: [u64; OP_KINDS],
+}
+
+impl CpuMeter {
+    pub fn new(costs: &CycleCosts, frequency_hz: f64, active_power_w: f64) -> Self {
+        Self {
+            costs: Some(costs.clone()),
+            ns_per_cycle: 1e9 / frequency_hz,
+            active_power_w,
+            busy_until: SimTime::ZERO,
+            busy: Vec::new(),
+            cycles: 0.0,
+            op_counts: [0; OP_KINDS],
+        }
+    }
+
+    /// A meter that counts operations but charges nothing (for protocol unit tests).
+    pub fn disabled() -> Self {
+        Self {
+            costs: None,
+            ns_per_cycle: 0.0,
+            active_power_w: 0.0,
+            busy_until: SimTime::ZERO,
+            busy: Vec::new(),
+            cycles: 0.0,
+            op_counts: [0; OP_KINDS],
+        }
+    }
+
+    /// Charge one operation performed at `now`.
+    #[inline]
+    pub fn charge(&mut self, now: SimTime, op: Op) {
+        self.op_counts[op.index()] += 1;
+        let Some(costs) = &self.costs else { return };
+        let cycles = op.cycles(costs);
+        if cycles <= 0.0 {
+            return;
+        }
+        self.cycles += cycles;
+        let dur = SimDuration((cycles * self.ns_per_cycle).round() as u64);
+        if dur.0 == 0 {
+            return;
+        }
+        if now <= self.busy_until && !self.busy.is_empty() {
+            // Queued behind work still running: extend the current busy interval.
+            self.busy_until += dur;
+            self.busy.last_mut().expect("non-empty").1 = self.busy_until;
+        } else {
+            self.busy_until = now + dur;
+            self.busy.push((now, self.busy_until));
+        }
+    }
+
+    pub fn count(&self, op_index: usize) -> u64 {
+        self.op_counts[op_index]
+    }
+
+    /// Energy of all charged work (J).
+    pub fn energy_j(&self) -> f64 {
+        self.cycles * self.ns_per_cycle * 1e-9 * self.active_power_w
+    }
+
+    pub fn active_power_w(&self) -> f64 {
+        self.active_power_w
+    }
+}

@@ -1,0 +1,3 @@
+//! What a run reports beyond the result record's core: time series.
+
+pub mod trace;

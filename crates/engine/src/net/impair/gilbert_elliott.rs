@@ -1,0 +1,70 @@
+//! Two-state (good/bad) time-driven channel (seed 001 §3): the channel alternates between states
+//! whose lengths are drawn uniformly in [min, max]; each packet is lost with its state's error rate.
+//! It starts in the good state at t = 0.
+
+use super::{DropCause, Verdict};
+use crate::config::GeState;
+use crate::sim::rng::Stream;
+use crate::units::SimTime;
+
+#[derive(Debug, Clone)]
+pub struct GilbertElliott {
+    good: GeState,
+    bad: GeState,
+    in_bad: bool,
+    state_end: SimTime,
+    rng: Stream,
+}
+
+impl GilbertElliott {
+    pub fn new(good: GeState, bad: GeState, mut rng: Stream) -> Self {
+        let first = SimTime(rng.between(good.min.0, good.max.0));
+        Self { good, bad, in_bad: false, state_end: first, rng }
+    }
+
+    /// Advance the state sequence up to `now` (the channel evolves with time, not per packet).
+    fn advance(&mut self, now: SimTime) {
+        while now >= self.state_end {
+            self.in_bad = !self.in_bad;
+            let s = if self.in_bad { self.bad } else { self.good };
+            self.state_end += crate::units::SimDuration(self.rng.between(s.min.0, s.max.0));
+        }
+    }
+
+    pub fn in_bad_state(&mut self, now: SimTime) -> bool {
+        self.advance(now);
+        self.in_bad
+    }
+
+    #[inline]
+    pub fn on_packet(&mut self, now: SimTime) -> Verdict {
+        self.advance(now);
+        let per = if self.in_bad { self.bad.per } else { self.good.per };
+        if self.rng.chance(per) {
+            Verdict::Drop(DropCause::Burst)
+        } else {
+            Verdict::Pass
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::SimDuration;
+
+    #[test]
+    fn fixed_state_lengths_alternate_on_schedule() {
+        let good = GeState { per: 0.0, min: SimDuration::from_secs(3), max: SimDuration::from_secs(3) };
+        let bad = GeState { per: 1.0, min: SimDuration::from_secs(1), max: SimDuration::from_secs(1) };
+        let mut ch = GilbertElliott::new(good, bad, Stream::new(1, "ge"));
+        let s = |x: f64| SimTime((x * 1e9) as u64);
+        assert!(!ch.in_bad_state(s(2.9)));
+        assert!(ch.in_bad_state(s(3.0)));
+        assert!(ch.in_bad_state(s(3.9)));
+        assert!(!ch.in_bad_state(s(4.0)));
+        assert!(ch.in_bad_state(s(7.5)));
+        assert_eq!(ch.on_packet(s(7.5)), Verdict::Drop(DropCause::Burst));
+        assert_eq!(ch.on_packet(s(8.5)), Verdict::Pass);
+    }
+}

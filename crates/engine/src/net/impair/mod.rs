@@ -1,0 +1,95 @@
+//! Channel impairments, applied in list order to each packet as it leaves the transmitter:
+//! a drop stops the list; delays add up. One file per kind; each owns its random stream.
+
+mod bernoulli;
+mod gilbert_elliott;
+mod jitter;
+mod outage;
+mod periodic;
+mod reorder;
+
+use crate::config::Impairment;
+use crate::sim::rng::Stream;
+use crate::units::{SimDuration, SimTime};
+
+pub use periodic::PeriodicWindow;
+
+/// What an impairment does to one packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Delay(SimDuration),
+    Drop(DropCause),
+}
+
+/// Why a packet was lost (for counters and traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropCause {
+    Random,
+    Burst,
+    Outage,
+    QueueFull,
+}
+
+/// One configured impairment with its state and random stream.
+#[derive(Debug, Clone)]
+pub enum AnyImpairment {
+    Bernoulli(bernoulli::Bernoulli),
+    PeriodicBurst(periodic::PeriodicBurst),
+    GilbertElliott(gilbert_elliott::GilbertElliott),
+    Reorder(reorder::Reorder),
+    Jitter(jitter::Jitter),
+    Outage(outage::Outage),
+}
+
+impl AnyImpairment {
+    /// Build from config; `name` (the scenario path) seeds the random stream.
+    pub fn new(cfg: &Impairment, run_seed: u64, name: &str) -> Self {
+        let rng = Stream::new(run_seed, name);
+        match *cfg {
+            Impairment::Bernoulli { p } => Self::Bernoulli(bernoulli::Bernoulli::new(p, rng)),
+            Impairment::PeriodicBurst { p, on, every, offset } => {
+                Self::PeriodicBurst(periodic::PeriodicBurst::new(p, PeriodicWindow { on, every, offset }, rng))
+            }
+            Impairment::GilbertElliott { good, bad } => {
+                Self::GilbertElliott(gilbert_elliott::GilbertElliott::new(good, bad, rng))
+            }
+            Impairment::Reorder { fraction, extra_delay } => Self::Reorder(reorder::Reorder::new(fraction, extra_delay, rng)),
+            Impairment::Jitter { min, max, keep_order } => Self::Jitter(jitter::Jitter::new(min, max, keep_order, rng)),
+            Impairment::Outage { down, every, offset } => {
+                Self::Outage(outage::Outage::new(PeriodicWindow { on: down, every, offset }))
+            }
+        }
+    }
+
+    /// Decide the fate of a packet leaving the transmitter at `now`.
+    #[inline]
+    pub fn on_packet(&mut self, now: SimTime) -> Verdict {
+        match self {
+            Self::Bernoulli(i) => i.on_packet(now),
+            Self::PeriodicBurst(i) => i.on_packet(now),
+            Self::GilbertElliott(i) => i.on_packet(now),
+            Self::Reorder(i) => i.on_packet(now),
+            Self::Jitter(i) => i.on_packet(now),
+            Self::Outage(i) => i.on_packet(now),
+        }
+    }
+}
+
+/// Apply a list of impairments in order.
+#[inline]
+pub fn apply(list: &mut [AnyImpairment], now: SimTime) -> Verdict {
+    let mut extra = SimDuration::ZERO;
+    for imp in list.iter_mut() {
+        match imp.on_packet(now) {
+            Verdict::Pass => {}
+            Verdict::Delay(d) => extra = extra + d,
+            drop @ Verdict::Drop(_) => return drop,
+        }
+    }
+    if extra.0 == 0 {
+        Verdict::Pass
+    } else {
+        Verdict::Delay(extra)
+    }
+}

@@ -1,0 +1,290 @@
+//! The discrete-event core: the world (nodes, links, packets), the event enum and the run loop.
+
+pub mod queue;
+pub mod rng;
+
+use crate::config::Scenario;
+use crate::energy::cpu::CpuMeter;
+use crate::energy::meter::{self, RadioLog};
+use crate::error::EngineError;
+use crate::metrics::trace::Trace;
+use crate::net::link::{Departure, Link};
+use crate::result::RunResult;
+use crate::tcp::endpoint::{Endpoint, Role};
+use crate::tcp::segment::Segment;
+use crate::units::SimTime;
+use queue::EventQueue;
+
+/// Node indices of the single-path topology.
+pub const SENDER: usize = 0;
+pub const RECEIVER: usize = 1;
+
+/// Events, dispatched by `match` in [`World::dispatch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// The packet in service on link `0` finished serialization.
+    TxDone(u8),
+    /// Packet (slab index) arrives at node.
+    Arrive { node: u8, packet: u32 },
+    /// A node's endpoint asked to be woken (timers).
+    Wake(u8),
+}
+
+/// A node: its endpoint and its meters.
+struct Node {
+    ep: Endpoint,
+    cpu: CpuMeter,
+    radio: RadioLog,
+    /// Earliest wake-up already in the queue.
+    wake_at: Option<SimTime>,
+}
+
+/// Packets in flight, stored once and addressed by index.
+#[derive(Default)]
+struct Slab {
+    items: Vec<Segment>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    #[inline]
+    fn insert(&mut self, seg: Segment) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = seg;
+                i
+            }
+            None => {
+                self.items.push(seg);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+    #[inline]
+    fn take(&mut self, i: u32) -> Segment {
+        self.free.push(i);
+        self.items[i as usize]
+    }
+}
+
+/// Options for one run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Record the sender's time series.
+    pub trace: bool,
+}
+
+pub struct World<'a> {
+    scenario: &'a Scenario,
+    now: SimTime,
+    queue: EventQueue<Event>,
+    packets: Slab,
+    nodes: [Node; 2],
+    /// links[0]: sender -> receiver (forward); links[1]: receiver -> sender (reverse).
+    links: [Link; 2],
+    events: u64,
+    trace: Option<Trace>,
+}
+
+impl<'a> World<'a> {
+    pub fn new(scenario: &'a Scenario, seed: u64, opts: RunOptions) -> Self {
+        let s = scenario;
+        let node = |role, bytes, profile: &crate::energy::profile::DeviceProfile| Node {
+            ep: Endpoint::new(s, role, bytes),
+            cpu: CpuMeter::new(&profile.cpu.cycles, profile.cpu.frequency_hz, profile.cpu.active_power_w),
+            radio: RadioLog::default(),
+            wake_at: None,
+        };
+        let fo = s.path.frame_overhead;
+        Self {
+            scenario,
+            now: SimTime::ZERO,
+            queue: EventQueue::with_capacity(256),
+            packets: Slab::default(),
+            nodes: [
+                node(Role::Active, s.traffic.bytes, &s.energy.sender.profile),
+                node(Role::Passive, 0, &s.energy.receiver.profile),
+            ],
+            links: [
+                Link::new(&s.path.forward, SENDER, RECEIVER, fo, seed, "path.forward"),
+                Link::new(&s.path.reverse, RECEIVER, SENDER, fo, seed, "path.reverse"),
+            ],
+            events: 0,
+            trace: if opts.trace { Some(Trace::default()) } else { None },
+        }
+    }
+
+    /// Run to completion or to `stop_after`.
+    pub fn run(mut self, seed: u64) -> Result<RunResult, EngineError> {
+        let stop = SimTime(self.scenario.stop_after.0);
+        self.transmit_from(SENDER);
+        self.schedule_wake(SENDER);
+        let mut complete = false;
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > stop {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+            if self.nodes[SENDER].ep.is_closed() && self.nodes[RECEIVER].ep.is_closed() {
+                complete = true;
+                break;
+            }
+        }
+        let data_done = self.nodes[SENDER].ep.sender.data_acked_at;
+        // A transfer whose data all arrived but whose teardown stalled still counts as complete.
+        complete |= data_done.is_some() && self.queue.is_empty();
+        self.finish(seed, complete)
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(l) => self.on_tx_done(l as usize),
+            Event::Arrive { node, packet } => {
+                let n = node as usize;
+                let seg = self.packets.take(packet);
+                let nd = &mut self.nodes[n];
+                nd.ep.on_segment(self.now, &seg, &mut nd.cpu);
+                self.after_endpoint_event(n);
+            }
+            Event::Wake(node) => {
+                let n = node as usize;
+                let nd = &mut self.nodes[n];
+                if nd.wake_at == Some(self.now) {
+                    nd.wake_at = None;
+                }
+                nd.ep.on_timeout(self.now, &mut nd.cpu);
+                self.after_endpoint_event(n);
+            }
+        }
+    }
+
+    #[inline]
+    fn after_endpoint_event(&mut self, n: usize) {
+        self.transmit_from(n);
+        self.schedule_wake(n);
+        if n == SENDER {
+            if let Some(tr) = &mut self.trace {
+                let ep = &self.nodes[SENDER].ep;
+                tr.record(self.now, &ep.sender);
+            }
+        }
+    }
+
+    /// Hand every segment the endpoint wants to send to its outgoing link.
+    #[inline]
+    fn transmit_from(&mut self, n: usize) {
+        loop {
+            let nd = &mut self.nodes[n];
+            let Some(seg) = nd.ep.poll_transmit(self.now, &mut nd.cpu) else { break };
+            self.enqueue(n, seg);
+        }
+    }
+
+    #[inline]
+    fn enqueue(&mut self, l: usize, seg: Segment) {
+        let link = &mut self.links[l];
+        link.counters.packets_sent += 1;
+        link.counters.bytes_sent += seg.wire_len() as u64;
+        if link.in_service.is_none() {
+            let p = self.packets.insert(seg);
+            self.start_tx(l, p, seg.wire_len());
+        } else if link.has_room() {
+            let p = self.packets.insert(seg);
+            self.links[l].queue.push_back(p);
+        } else {
+            link.counters.dropped_queue += 1;
+        }
+    }
+
+    #[inline]
+    fn start_tx(&mut self, l: usize, p: u32, wire_len: u32) {
+        let link = &mut self.links[l];
+        let air = link.airtime(wire_len);
+        link.in_service = Some((p, self.now));
+        let end = self.now + air;
+        self.nodes[link.from].radio.transmit(self.now, end);
+        self.queue.push(end, Event::TxDone(l as u8));
+    }
+
+    fn on_tx_done(&mut self, l: usize) {
+        let departure = self.links[l].depart(self.now);
+        let (p, _) = self.links[l].in_service.take().expect("in service");
+        match departure {
+            Departure::Lost => {
+                self.packets.take(p);
+            }
+            Departure::Arrives { at, airtime } => {
+                let to = self.links[l].to;
+                self.nodes[to].radio.receive(SimTime(at.0 - airtime.0), at);
+                self.queue.push(at, Event::Arrive { node: to as u8, packet: p });
+            }
+        }
+        if let Some(next) = self.links[l].queue.pop_front() {
+            let len = self.packets.items[next as usize].wire_len();
+            self.start_tx(l, next, len);
+        }
+    }
+
+    fn schedule_wake(&mut self, n: usize) {
+        let nd = &mut self.nodes[n];
+        if let Some(d) = nd.ep.poll_timeout() {
+            if nd.wake_at.map_or(true, |w| d < w) {
+                let d = d.max(self.now);
+                nd.wake_at = Some(d);
+                self.queue.push(d, Event::Wake(n as u8));
+            }
+        }
+    }
+
+    fn finish(self, seed: u64, complete: bool) -> Result<RunResult, EngineError> {
+        let s = self.scenario;
+        let snd = &self.nodes[SENDER].ep;
+        let window_end = snd.sender.data_acked_at.unwrap_or(self.now);
+        let delivered = self.nodes[RECEIVER].ep.receiver.as_ref().map_or(0, |r| r.delivered);
+        if delivered > s.traffic.bytes {
+            return Err(EngineError::Invariant(format!(
+                "receiver got {delivered} bytes of a {}-byte transfer",
+                s.traffic.bytes
+            )));
+        }
+        let energy = |n: usize, profile: &crate::energy::profile::DeviceProfile| {
+            let tl = meter::radio_timeline(
+                &self.nodes[n].radio,
+                window_end,
+                s.energy.radio_policy,
+                s.energy.timeout,
+                profile.radio.wake_time,
+            );
+            let e = meter::node_energy(profile, &tl, &self.nodes[n].cpu, window_end, delivered);
+            (e, tl)
+        };
+        let (e_snd, tl_snd) = energy(SENDER, &s.energy.sender.profile);
+        let (e_rcv, _) = energy(RECEIVER, &s.energy.receiver.profile);
+        let trace = self.trace.map(|t| t.finish(&tl_snd, &s.energy.sender.profile, &self.nodes[SENDER].cpu));
+        Ok(RunResult::assemble(crate::result::Parts {
+            scenario: s,
+            seed,
+            complete,
+            sim_time: self.now,
+            events: self.events,
+            window_end,
+            sender: &self.nodes[SENDER].ep,
+            receiver: &self.nodes[RECEIVER].ep,
+            sender_cpu: &self.nodes[SENDER].cpu,
+            receiver_cpu: &self.nodes[RECEIVER].cpu,
+            forward: self.links[0].counters,
+            reverse: self.links[1].counters,
+            energy_sender: e_snd,
+            energy_receiver: e_rcv,
+            trace,
+        }))
+    }
+}
+
+/// Run `scenario` with `seed`.
+pub fn run(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<RunResult, EngineError> {
+    World::new(scenario, seed, opts).run(seed)
+}

@@ -1,0 +1,57 @@
+//! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
+//! instant run in the order they were scheduled and every run is reproducible.
+
+use crate::units::SimTime;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+#[derive(Debug)]
+pub struct EventQueue<E: Ord> {
+    heap: BinaryHeap<Reverse<(u64, u64, E)>>,
+    seq: u64,
+    last_popped: u64,
+}
+
+impl<E: Ord> EventQueue<E> {
+    pub fn with_capacity(n: usize) -> Self {
+        Self { heap: BinaryHeap::with_capacity(n), seq: 0, last_popped: 0 }
+    }
+
+    #[inline]
+    pub fn push(&mut self, at: SimTime, event: E) {
+        debug_assert!(at.0 >= self.last_popped, "event scheduled in the past");
+        self.heap.push(Reverse((at.0, self.seq, event)));
+        self.seq += 1;
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        let Reverse((t, _, e)) = self.heap.pop()?;
+        debug_assert!(t >= self.last_popped, "time went backwards");
+        self.last_popped = t;
+        Some((SimTime(t), e))
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_at_the_same_time_pop_in_insertion_order() {
+        let mut q = EventQueue::with_capacity(4);
+        q.push(SimTime(5), 3u8);
+        q.push(SimTime(5), 1u8);
+        q.push(SimTime(1), 9u8);
+        q.push(SimTime(5), 2u8);
+        let order: Vec<u8> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec![9, 3, 1, 2]);
+    }
+}

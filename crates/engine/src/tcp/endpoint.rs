@@ -1,0 +1,193 @@
+//! A TCP endpoint, sans-I/O: segments and the current time go in, segments come out, and it
+//! reports its next deadline. It never touches the event queue (as in smoltcp and quinn-proto),
+//! so unit tests can drive it by hand on a timeline.
+
+use super::receiver::{Receiver, ReceiverParams};
+use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
+use super::sender::{timestamp_ms, OutSegment, Sender};
+use super::variant::Recipe;
+use crate::config::Scenario;
+use crate::energy::cpu::{CpuMeter, Op};
+use crate::units::SimTime;
+
+/// Which side opens the connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Sends the SYN (the data sender in a bulk transfer).
+    Active,
+    /// Waits for a SYN.
+    Passive,
+}
+
+/// Counters of what the endpoint put on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointCounters {
+    /// Segments without payload, SYN or FIN.
+    pub pure_acks_sent: u64,
+    pub sack_blocks_sent: u64,
+    pub segments_out: u64,
+    pub wire_bytes_out: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub role: Role,
+    pub sender: Sender,
+    pub receiver: Option<Receiver>,
+    receiver_params: ReceiverParams,
+    timestamps: bool,
+    sack: bool,
+    window_scale: Option<u8>,
+    mss_option: u16,
+    pub counters: EndpointCounters,
+}
+
+impl Endpoint {
+    /// An endpoint for `scenario` that will send `app_bytes` and then close.
+    pub fn new(scenario: &Scenario, role: Role, app_bytes: u64) -> Self {
+        let recipe = Recipe::for_scenario(scenario);
+        let tcp = &scenario.tcp;
+        let smss = scenario.smss();
+        let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
+        let max_window = if tcp.window_scale { 1u64 << 30 } else { 65_535 };
+        let receiver_params = ReceiverParams {
+            sack: recipe.sender.sack,
+            max_sack_blocks: max_sack_blocks(tcp.timestamps),
+            timestamps: tcp.timestamps,
+            delack_every: tcp.delayed_ack.every,
+            delack_timeout: tcp.delayed_ack.timeout,
+            window: tcp.receive_buffer.min(max_window) as u32,
+            mss: smss,
+        };
+        let mut sender = Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes);
+        if role == Role::Active {
+            sender.open(smss as u64);
+            sender.close();
+        }
+        Self {
+            role,
+            sender,
+            receiver: None,
+            receiver_params,
+            timestamps: tcp.timestamps,
+            sack: recipe.sender.sack,
+            window_scale,
+            mss_option: (scenario.path.mtu - 40).min(u16::MAX as u32) as u16,
+            counters: EndpointCounters::default(),
+        }
+    }
+
+    /// Handle one arriving segment.
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        if seg.is_pure_ack() {
+            cpu.charge(now, Op::AckReceived);
+        }
+        if seg.flags.contains(Flags::SYN) {
+            match &mut self.receiver {
+                None => {
+                    self.receiver = Some(Receiver::new(self.receiver_params.clone(), seg.seq, seg.ts.map(|t| t.val)));
+                    if self.role == Role::Passive {
+                        self.sender.open(seg.window as u64);
+                    }
+                }
+                // A repeated SYN: our acknowledgment was lost; acknowledge again.
+                Some(r) => r.request_ack(),
+            }
+        }
+        if seg.flags.contains(Flags::ACK) {
+            self.sender.on_ack(now, seg, cpu);
+        }
+        if let Some(r) = &mut self.receiver {
+            if !seg.flags.contains(Flags::SYN) {
+                r.on_segment(now, seg, cpu);
+            }
+            // The application reads EOF and closes its side at once (ttcp-like).
+            if r.fin_received && !self.sender.is_closing() {
+                self.sender.close();
+            }
+        }
+    }
+
+    /// The next segment to transmit now, if any.
+    pub fn poll_transmit(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
+        if let Some(out) = self.sender.poll_segment(now, cpu) {
+            return Some(self.build(now, out, cpu));
+        }
+        let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
+        if due {
+            let seq = self.sender.tcb.snd_nxt.max(self.sender.tcb.snd_una);
+            let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false };
+            cpu.charge(now, Op::AckSent);
+            self.counters.pure_acks_sent += 1;
+            return Some(self.build(now, out, cpu));
+        }
+        None
+    }
+
+    fn build(&mut self, now: SimTime, out: OutSegment, cpu: &mut CpuMeter) -> Segment {
+        let mut flags = Flags::default();
+        if out.syn {
+            flags = flags.with(Flags::SYN);
+        }
+        if out.fin {
+            flags = flags.with(Flags::FIN);
+        }
+        let (ack, window, sack) = match &mut self.receiver {
+            Some(r) => {
+                flags = flags.with(Flags::ACK);
+                r.build_ack(now, cpu)
+            }
+            None => (0, self.receiver_params.window, Default::default()),
+        };
+        let mut seg = Segment::new(out.seq, ack, out.len, flags, window);
+        seg.sack = sack;
+        seg.retransmission = out.retransmission;
+        if self.timestamps {
+            let ecr = self.receiver.as_ref().map_or(0, |r| r.ts_recent());
+            seg.ts = Some(Timestamps { val: timestamp_ms(now), ecr });
+        }
+        if out.syn {
+            seg.syn = Some(SynOptions {
+                mss: self.mss_option,
+                sack_permitted: self.sack,
+                timestamps: self.timestamps,
+                window_scale: self.window_scale,
+            });
+        }
+        self.counters.sack_blocks_sent += seg.sack.len() as u64;
+        self.counters.segments_out += 1;
+        self.counters.wire_bytes_out += seg.wire_len() as u64;
+        seg
+    }
+
+    /// Earliest time at which `on_timeout` has work to do.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        let r = self.receiver.as_ref().and_then(|r| r.deadline());
+        match (self.sender.deadline(), r) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Run whatever timers are due at `now`.
+    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        self.sender.on_timeout(now, cpu);
+        if let Some(r) = &mut self.receiver {
+            r.on_timeout(now, cpu);
+        }
+    }
+
+    /// Both directions finished: our FIN acknowledged and the peer's FIN received.
+    pub fn is_closed(&self) -> bool {
+        self.sender.fin_acked() && self.receiver.as_ref().is_some_and(|r| r.fin_received)
+    }
+}
+
+/// Smallest shift that lets the 16-bit window field express `buffer` (RFC 7323 §2.3, max 14).
+fn window_scale_shift(buffer: u64) -> u8 {
+    let mut shift = 0u8;
+    while shift < 14 && (buffer >> shift) > 65_535 {
+        shift += 1;
+    }
+    shift
+}

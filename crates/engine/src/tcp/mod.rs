@@ -1,0 +1,19 @@
+//! TCP, split as real stacks split it: a sans-I/O [`endpoint::Endpoint`] composed of a
+//! [`sender::Sender`] (sequence space, timers, scoreboard, CA-state transitions) and a
+//! [`receiver::Receiver`] (reassembly, ACK policy, SACK generation), with congestion control
+//! (`cc/`) and loss recovery (`recovery/`) as separate modules, one file per algorithm.
+//!
+//! Reading list: RFC 9293 (TCP), RFC 1122 §4.2, RFC 5681 (congestion control), RFC 6582
+//! (NewReno), RFC 6675 and RFC 2018 (SACK), RFC 6298 (RTO), RFC 7323 (timestamps, window scale),
+//! RFC 3042 (limited transmit), RFC 3465 (byte counting); seeds 000 §3 and 002 Table 1.
+
+pub mod cc;
+pub mod endpoint;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod segment;
+pub mod sender;
+pub mod tcb;
+pub mod variant;

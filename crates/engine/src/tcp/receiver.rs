@@ -1,0 +1,259 @@
+//! The receiving half of a connection: in-order delivery to the application, the reassembly
+//! queue, when to acknowledge (RFC 5681 §4.2, RFC 1122 §4.2.3.2), SACK blocks (RFC 2018) and the
+//! timestamp echo with PAWS (RFC 7323 §4-5).
+
+use super::segment::{SackBlocks, Segment};
+use crate::energy::cpu::{CpuMeter, Op};
+use crate::units::{SimDuration, SimTime};
+
+#[derive(Debug, Clone)]
+pub struct ReceiverParams {
+    pub sack: bool,
+    pub max_sack_blocks: usize,
+    pub timestamps: bool,
+    /// Acknowledge every `delack_every` full-sized segments (0: on the timer only).
+    pub delack_every: u32,
+    pub delack_timeout: SimDuration,
+    /// Bytes advertised: the application reads in-order data at once, so the window stays at
+    /// the buffer size and the reassembly queue lives inside it (as BSD's sbspace does).
+    pub window: u32,
+    /// Full-sized segment length for the delayed-ACK count.
+    pub mss: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReceiverCounters {
+    pub data_segments_received: u64,
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    pub paws_rejected: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Receiver {
+    params: ReceiverParams,
+    /// Next sequence number expected (RFC 9293 RCV.NXT).
+    pub rcv_nxt: u64,
+    /// Out-of-order ranges held, sorted, disjoint, all above rcv_nxt.
+    ooo: Vec<(u64, u64)>,
+    /// Sequence number of the peer's FIN once seen.
+    fin_seq: Option<u64>,
+    pub fin_received: bool,
+    /// The range of the most recent out-of-order arrival (first SACK block, RFC 2018 §4).
+    last_ooo: Option<(u64, u64)>,
+    /// Blocks reported in the last ACK, most recent first.
+    reported: Vec<(u64, u64)>,
+    unacked_full: u32,
+    delack_deadline: Option<SimTime>,
+    ack_now: bool,
+    /// RFC 7323 TS.Recent and Last.ACK.sent.
+    ts_recent: u32,
+    last_ack_sent: u64,
+    /// Application bytes delivered in order.
+    pub delivered: u64,
+    pub delivered_at: Option<SimTime>,
+    pub counters: ReceiverCounters,
+}
+
+impl Receiver {
+    /// A receiver whose peer's SYN carried sequence number `irs`.
+    pub fn new(params: ReceiverParams, irs: u64, syn_ts: Option<u32>) -> Self {
+        Self {
+            params,
+            rcv_nxt: irs + 1,
+            ooo: Vec::new(),
+            fin_seq: None,
+            fin_received: false,
+            last_ooo: None,
+            reported: Vec::new(),
+            unacked_full: 0,
+            delack_deadline: None,
+            ack_now: true,
+            ts_recent: syn_ts.unwrap_or(0),
+            last_ack_sent: irs + 1,
+            delivered: 0,
+            delivered_at: None,
+            counters: ReceiverCounters::default(),
+        }
+    }
+
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+    pub fn ts_recent(&self) -> u32 {
+        self.ts_recent
+    }
+    pub fn ooo_ranges(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+
+    /// Whether an ACK should go out now.
+    pub fn ack_due(&self, now: SimTime) -> bool {
+        self.ack_now || self.delack_deadline.is_some_and(|d| d <= now)
+    }
+
+    /// Ask for an immediate ACK (e.g. a duplicate SYN or an unacceptable segment).
+    pub fn request_ack(&mut self) {
+        self.ack_now = true;
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        if self.delack_deadline.is_some_and(|d| d <= now) {
+            cpu.charge(now, Op::TimerExpired);
+            self.ack_now = true;
+        }
+    }
+
+    /// Process the payload and FIN of an incoming segment (not a SYN).
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        let fin = seg.flags.contains(super::segment::Flags::FIN);
+        if seg.len == 0 && !fin {
+            return;
+        }
+        let start = seg.seq;
+        let end = start + seg.len as u64;
+        if seg.len > 0 {
+            self.counters.data_segments_received += 1;
+            cpu.charge(now, Op::SegmentReceived { bytes: seg.len });
+        }
+
+        if self.params.timestamps {
+            if let Some(ts) = seg.ts {
+                cpu.charge(now, Op::PawsCheck);
+                // RFC 7323 §5.3 R1: a segment older than TS.Recent is an old duplicate.
+                if (ts.val.wrapping_sub(self.ts_recent) as i32) < 0 {
+                    self.counters.paws_rejected += 1;
+                    self.ack_now = true;
+                    return;
+                }
+                // RFC 7323 §4.3: update TS.Recent from the segment at the left window edge.
+                if start <= self.last_ack_sent && self.last_ack_sent < end + fin as u64 {
+                    self.ts_recent = ts.val;
+                }
+            }
+        }
+
+        if fin {
+            self.fin_seq = Some(end);
+        }
+
+        if end + fin as u64 <= self.rcv_nxt {
+            // Entirely old: acknowledge at once (RFC 9293 §3.10.7.4).
+            self.counters.duplicate_segments += 1;
+            cpu.charge(now, Op::SlowPath);
+            self.ack_now = true;
+            return;
+        }
+
+        if start > self.rcv_nxt {
+            // A hole before this segment: queue it and send an immediate duplicate ACK
+            // (RFC 5681 §4.2) carrying SACK blocks.
+            self.counters.out_of_order_segments += 1;
+            cpu.charge(now, Op::SlowPath);
+            cpu.charge(now, Op::OutOfOrderQueued);
+            if end > start {
+                self.insert_ooo(start, end);
+                self.last_ooo = Some((start, end));
+            }
+            self.ack_now = true;
+            return;
+        }
+
+        // In order (possibly overlapping what we have).
+        let had_hole = !self.ooo.is_empty();
+        let fast_path = start == self.rcv_nxt && !had_hole && !fin;
+        cpu.charge(now, if fast_path { Op::FastPath } else { Op::SlowPath });
+        self.advance(end, now);
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(0);
+            self.advance(e, now);
+        }
+        if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
+            self.rcv_nxt += 1;
+            self.fin_received = true;
+            self.ack_now = true;
+        }
+        if had_hole {
+            // RFC 5681 §4.2: a segment that fills all or part of a gap is acknowledged at once.
+            self.ack_now = true;
+            return;
+        }
+        if seg.len >= self.params.mss {
+            self.unacked_full += 1;
+        }
+        if self.params.delack_every > 0 && self.unacked_full >= self.params.delack_every {
+            self.ack_now = true;
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.params.delack_timeout);
+            cpu.charge(now, Op::TimerSet);
+        }
+    }
+
+    fn advance(&mut self, end: u64, now: SimTime) {
+        if end > self.rcv_nxt {
+            self.delivered += end - self.rcv_nxt;
+            self.rcv_nxt = end;
+            self.delivered_at = Some(now);
+        }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|r| r.1 < start);
+        let mut s = start;
+        let mut e = end;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+    }
+
+    /// The ACK fields to send now: acknowledgment number, window, SACK blocks. Resets the
+    /// delayed-ACK state.
+    pub fn build_ack(&mut self, now: SimTime, cpu: &mut CpuMeter) -> (u64, u32, SackBlocks) {
+        let mut blocks = SackBlocks::new();
+        if self.params.sack && !self.ooo.is_empty() {
+            // RFC 2018 §4: the first block holds the most recent arrival; the others repeat the
+            // most recently reported blocks; remaining holdings fill any space left.
+            let containing = |x: u64| self.ooo.iter().copied().find(|r| r.0 <= x && x < r.1);
+            let mut chosen: Vec<(u64, u64)> = Vec::with_capacity(self.params.max_sack_blocks);
+            let candidates = self
+                .last_ooo
+                .iter()
+                .map(|r| r.0)
+                .chain(self.reported.iter().map(|r| r.0))
+                .chain(self.ooo.iter().rev().map(|r| r.0));
+            for left in candidates {
+                if chosen.len() >= self.params.max_sack_blocks {
+                    break;
+                }
+                if let Some(r) = containing(left) {
+                    if !chosen.contains(&r) {
+                        chosen.push(r);
+                    }
+                }
+            }
+            for &(l, r) in &chosen {
+                blocks.push(l, r);
+                cpu.charge(now, Op::SackBlockGenerated);
+            }
+            self.reported = chosen;
+        } else {
+            self.reported.clear();
+        }
+        self.last_ooo = None;
+        self.ack_now = false;
+        self.unacked_full = 0;
+        if self.delack_deadline.take().is_some() {
+            cpu.charge(now, Op::TimerSet);
+        }
+        self.last_ack_sent = self.rcv_nxt;
+        (self.rcv_nxt, self.params.window, blocks)
+    }
+}

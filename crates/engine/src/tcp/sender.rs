@@ -1,0 +1,473 @@
+//! The sending half of a connection: sequence space, the retransmission timer, the scoreboard, and
+//! every congestion-avoidance state transition, in one place. Congestion control (`cc`) and loss
+//! recovery (`recovery`) are called from here and never reach into it.
+//!
+//! Sequence space: the SYN takes sequence number ISS = 0, application bytes follow, and the FIN
+//! takes the number after the last byte. The SYN and FIN are retransmitted like data.
+
+use super::cc::{AnyCc, CongestionControl};
+use super::recovery::{AckOutcome, AnyRecovery, LossRecovery};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::segment::Segment;
+use super::tcb::{CaState, Tcb};
+use crate::energy::cpu::{CpuMeter, Op};
+use crate::units::{SimDuration, SimTime};
+
+/// Initial send sequence number.
+pub const ISS: u64 = 0;
+
+/// What the sender wants transmitted next; the endpoint adds ACK fields and options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutSegment {
+    pub seq: u64,
+    pub len: u32,
+    pub syn: bool,
+    pub fin: bool,
+    pub retransmission: bool,
+}
+
+/// Per-connection sending counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SenderCounters {
+    /// Segments carrying data, SYN or FIN, first transmissions and retransmissions.
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub payload_bytes_sent: u64,
+    pub dupacks_received: u64,
+}
+
+/// Settings the sender needs, derived from the scenario.
+#[derive(Debug, Clone)]
+pub struct SenderParams {
+    pub smss: u32,
+    pub initial_window: u32,
+    pub initial_ssthresh: u64,
+    pub dupthresh: u32,
+    pub limited_transmit: bool,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub initial_rto: SimDuration,
+    pub min_rto: SimDuration,
+    pub max_rto: SimDuration,
+    pub clock_granularity: SimDuration,
+}
+
+#[derive(Debug, Clone)]
+pub struct Sender {
+    pub tcb: Tcb,
+    sb: Scoreboard,
+    cc: AnyCc,
+    recovery: AnyRecovery,
+    rtt: RttEstimator,
+    rto_deadline: Option<SimTime>,
+    params: SenderParams,
+    /// Sender may transmit (the active side at once, the passive side once a SYN arrived).
+    open: bool,
+    /// Sequence number just past the last application byte.
+    data_end: u64,
+    /// The application has closed: a FIN follows the data.
+    closing: bool,
+    fin_acked: bool,
+    /// Peer's advertised receive window (bytes).
+    rwnd: u64,
+    last_window: u64,
+    /// The segment being timed for an RTT sample: (sequence number it ends at, send time).
+    /// One at a time, cancelled by any retransmission (Karn's rule, RFC 6298 §3; BSD's t_rtseq).
+    rtt_timing: Option<(u64, SimTime)>,
+    /// When the last application byte was acknowledged.
+    pub data_acked_at: Option<SimTime>,
+    pub counters: SenderCounters,
+}
+
+impl Sender {
+    /// A sender with `app_bytes` to send.
+    pub fn new(params: SenderParams, cc: AnyCc, recovery: AnyRecovery, app_bytes: u64) -> Self {
+        let smss = params.smss as u64;
+        let tcb = Tcb {
+            smss,
+            cwnd: params.initial_window as u64 * smss,
+            ssthresh: params.initial_ssthresh,
+            ca_state: CaState::Open,
+            recover: ISS,
+            dupacks: 0,
+            snd_una: ISS,
+            snd_nxt: ISS,
+            snd_max: ISS,
+            pending_rexmit: None,
+            bytes_acked: 0,
+        };
+        let rtt = RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.clock_granularity);
+        Self {
+            tcb,
+            sb: Scoreboard::new(),
+            cc,
+            recovery,
+            rtt,
+            rto_deadline: None,
+            params,
+            open: false,
+            data_end: ISS + 1 + app_bytes,
+            closing: false,
+            fin_acked: false,
+            rwnd: smss,
+            last_window: 0,
+            rtt_timing: None,
+            data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
+            counters: SenderCounters::default(),
+        }
+    }
+
+    /// Allow transmission: the active opener at start, the passive one on the peer's SYN.
+    pub fn open(&mut self, peer_window: u64) {
+        self.open = true;
+        self.rwnd = peer_window.max(1);
+    }
+
+    /// The application is done: send a FIN after the data.
+    pub fn close(&mut self) {
+        self.closing = true;
+    }
+
+    pub fn is_closing(&self) -> bool {
+        self.closing
+    }
+    pub fn fin_acked(&self) -> bool {
+        self.fin_acked
+    }
+    pub fn syn_acked(&self) -> bool {
+        self.tcb.snd_una > ISS
+    }
+    pub fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+    pub fn data_end(&self) -> u64 {
+        self.data_end
+    }
+
+    /// Bytes in flight as the sender estimates them (pipe during SACK recovery).
+    pub fn in_flight(&self) -> u64 {
+        if self.tcb.ca_state == CaState::Recovery && self.recovery.uses_pipe() {
+            self.sb.pipe()
+        } else {
+            self.tcb.snd_nxt - self.tcb.snd_una
+        }
+    }
+
+    fn arm_timer_if_idle(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        if self.rto_deadline.is_none() {
+            self.restart_timer(now, cpu);
+        }
+    }
+
+    fn restart_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+        cpu.charge(now, Op::TimerSet);
+    }
+
+    fn stop_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        if self.rto_deadline.take().is_some() {
+            cpu.charge(now, Op::TimerSet);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Input: acknowledgments.
+
+    /// Process the acknowledgment information of an incoming segment that has the ACK flag.
+    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        let ack = seg.ack;
+        if !self.open || ack > self.tcb.snd_max {
+            return; // RFC 9293 §3.10.7.4: an ACK for something not yet sent is ignored.
+        }
+        if seg.is_pure_ack() {
+            // BSD header prediction for ACKs: an in-order ACK of new data with nothing special
+            // takes the fast path; duplicates, SACK-bearing and recovery ACKs the slow path.
+            let predicted = ack > self.tcb.snd_una && self.tcb.ca_state == CaState::Open && seg.sack.is_empty();
+            cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+        }
+        let window_changed = seg.window as u64 != self.last_window;
+        self.rwnd = seg.window as u64;
+        self.last_window = self.rwnd;
+
+        let use_sack = self.params.sack && self.recovery.uses_pipe();
+        let mut newly_sacked = 0;
+        if self.params.sack {
+            for &(l, r) in seg.sack.as_slice() {
+                cpu.charge(now, Op::SackBlockProcessed);
+                if use_sack && r > ack {
+                    newly_sacked += self.sb.on_sack_block(l.max(ack), r);
+                }
+            }
+            for _ in 0..newly_sacked {
+                cpu.charge(now, Op::ScoreboardUpdate);
+            }
+        }
+
+        if ack > self.tcb.snd_una {
+            self.on_new_ack(now, seg, ack, cpu);
+        } else if ack == self.tcb.snd_una && seg.is_pure_ack() && self.tcb.snd_max > self.tcb.snd_una && !window_changed {
+            // RFC 5681 §2 duplicate ACK: no data, nothing new acknowledged, window unchanged,
+            // data outstanding.
+            self.on_duplicate_ack(now, cpu);
+        }
+        if use_sack {
+            let lost = self.sb.update_lost(self.params.dupthresh, self.params.smss);
+            // RFC 6675 §5: loss detection by IsLost(HighACK + 1) also starts recovery.
+            if lost > 0
+                && self.tcb.ca_state == CaState::Open
+                && self.sb.get(0).is_some_and(|s| s.lost)
+                && self.may_enter_recovery()
+            {
+                self.enter_recovery(now);
+            }
+        }
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, cpu: &mut CpuMeter) {
+        let acked = self.sb.on_cumulative_ack(ack);
+        self.tcb.snd_una = ack;
+        self.tcb.snd_nxt = self.tcb.snd_nxt.max(ack);
+        self.tcb.dupacks = 0;
+        if acked.fin_acked {
+            self.fin_acked = true;
+        }
+        if self.data_acked_at.is_none() && ack >= self.data_end {
+            self.data_acked_at = Some(now);
+        }
+
+        // RTT sample: from the echoed timestamp (RFC 7323 §4), or from the one timed segment
+        // once it is acknowledged (RFC 6298 §3 with Karn's rule).
+        let sample = match (self.params.timestamps, seg.ts) {
+            (true, Some(ts)) if ts.ecr != 0 => {
+                Some(SimDuration::from_millis(timestamp_ms(now).wrapping_sub(ts.ecr) as u64))
+            }
+            (true, _) => None,
+            (false, _) => match self.rtt_timing {
+                Some((end, sent)) if ack >= end => {
+                    self.rtt_timing = None;
+                    Some(now - sent)
+                }
+                _ => None,
+            },
+        };
+        if let Some(r) = sample {
+            self.rtt.on_sample(r);
+        }
+
+        let mut restart = true;
+        match self.tcb.ca_state {
+            CaState::Recovery => match self.recovery.on_ack(&mut self.tcb, acked.bytes) {
+                AckOutcome::Exited => self.tcb.ca_state = CaState::Open,
+                AckOutcome::Partial { restart_timer } => restart = restart_timer,
+            },
+            CaState::Loss => {
+                if self.tcb.snd_una >= self.tcb.recover {
+                    self.tcb.ca_state = CaState::Open;
+                }
+                self.cc.on_ack(&mut self.tcb, acked.bytes);
+            }
+            CaState::Open => self.cc.on_ack(&mut self.tcb, acked.bytes),
+        }
+
+        // RFC 6298 §5.2-5.3.
+        if self.tcb.snd_una == self.tcb.snd_max {
+            self.stop_timer(now, cpu);
+        } else if restart {
+            self.restart_timer(now, cpu);
+        }
+    }
+
+    fn may_enter_recovery(&self) -> bool {
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5: only when the ACK covers more than `recover`.
+        !self.recovery.guards_with_recover() || self.tcb.snd_una > self.tcb.recover || self.tcb.recover == ISS
+    }
+
+    fn on_duplicate_ack(&mut self, now: SimTime, _cpu: &mut CpuMeter) {
+        self.counters.dupacks_received += 1;
+        self.tcb.dupacks += 1;
+        match self.tcb.ca_state {
+            CaState::Recovery => self.recovery.on_dupack(&mut self.tcb),
+            CaState::Open | CaState::Loss => {
+                if self.tcb.dupacks == self.params.dupthresh && self.may_enter_recovery() {
+                    self.enter_recovery(now);
+                }
+            }
+        }
+    }
+
+    fn enter_recovery(&mut self, _now: SimTime) {
+        self.counters.fast_retransmits += 1;
+        self.tcb.dupacks = self.tcb.dupacks.max(self.params.dupthresh);
+        self.tcb.bytes_acked = 0;
+        self.recovery.on_enter(&mut self.tcb, &mut self.sb, &self.cc);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Timer.
+
+    /// Handle the retransmission timer if it is due (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
+    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        match self.rto_deadline {
+            Some(d) if d <= now => {}
+            _ => return,
+        }
+        self.rto_deadline = None;
+        cpu.charge(now, Op::TimerExpired);
+        if self.tcb.snd_una == self.tcb.snd_max {
+            return;
+        }
+        self.counters.timeouts += 1;
+        if self.rtt.backoff() == 0 {
+            // RFC 5681 eq. (4), applied once per segment however often it times out.
+            self.tcb.ssthresh = self.cc.ssthresh_after_loss(&self.tcb);
+        }
+        self.tcb.cwnd = self.cc.cwnd_after_timeout(&self.tcb);
+        self.tcb.recover = self.tcb.snd_max;
+        self.tcb.ca_state = CaState::Loss;
+        self.tcb.dupacks = 0;
+        self.tcb.bytes_acked = 0;
+        self.tcb.pending_rexmit = None;
+        // Go-back-N from the first unacknowledged segment (RFC 6298 §5.4 and the BSD/Linux
+        // practice of resending the rest of the window in slow start).
+        self.tcb.snd_nxt = self.tcb.snd_una;
+        self.sb.on_timeout();
+        self.rtt.on_timeout();
+        self.rtt_timing = None;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Output.
+
+    fn has_unsent(&self) -> bool {
+        self.tcb.snd_nxt < self.data_end || (self.closing && self.tcb.snd_max <= self.data_end)
+    }
+
+    /// Length and FIN flag of a first transmission starting at snd_nxt.
+    fn next_new_segment(&self) -> (u32, bool) {
+        let nxt = self.tcb.snd_nxt;
+        if nxt == ISS {
+            return (0, false);
+        }
+        let len = (self.data_end - nxt).min(self.tcb.smss) as u32;
+        let fin = self.closing && nxt + len as u64 == self.data_end;
+        (len, fin)
+    }
+
+    /// The next segment the congestion and receive windows allow, if any.
+    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+        if !self.open {
+            return None;
+        }
+        if let Some(seq) = self.tcb.pending_rexmit.take() {
+            if let Some(i) = self.sb.index_of(seq) {
+                return Some(self.retransmit(i, now, cpu));
+            }
+        }
+        let rwnd_edge = self.tcb.snd_una + self.rwnd.max(1);
+
+        if self.tcb.ca_state == CaState::Recovery && self.recovery.uses_pipe() {
+            // RFC 6675 §5 (C): send while cwnd - pipe >= SMSS, choosing by NextSeg().
+            if self.sb.pipe() + self.tcb.smss > self.tcb.cwnd {
+                return None;
+            }
+            if let Some(i) = self.sb.next_retransmission(false) {
+                return Some(self.retransmit(i, now, cpu));
+            }
+            if self.tcb.snd_nxt == self.tcb.snd_max && self.has_unsent() {
+                let (len, _) = self.next_new_segment();
+                if self.tcb.snd_nxt + len as u64 <= rwnd_edge {
+                    return Some(self.send_new(now, cpu));
+                }
+            }
+            return self.sb.next_retransmission(true).map(|i| self.retransmit(i, now, cpu));
+        }
+
+        let flight = self.tcb.snd_nxt - self.tcb.snd_una;
+        let mut window = self.tcb.cwnd;
+        if self.params.limited_transmit && self.tcb.ca_state == CaState::Open && self.tcb.dupacks > 0 {
+            // RFC 3042 §2: one new segment per each of the first two duplicate ACKs.
+            window += self.tcb.dupacks.min(2) as u64 * self.tcb.smss;
+        }
+
+        if self.tcb.snd_nxt < self.tcb.snd_max {
+            // Go-back-N after a timeout (or Tahoe's fast retransmit).
+            let i = self.sb.index_of(self.tcb.snd_nxt)?;
+            let seg = *self.sb.get(i)?;
+            let len = seg.end() - seg.seq;
+            if flight > 0 && flight + len > window {
+                return None;
+            }
+            if seg.sacked {
+                // Already at the receiver (only possible when SACK info survived): skip it.
+                self.tcb.snd_nxt = seg.end();
+                return self.poll_segment(now, cpu);
+            }
+            self.tcb.snd_nxt = seg.end();
+            return Some(self.retransmit(i, now, cpu));
+        }
+
+        if !self.has_unsent() {
+            return None;
+        }
+        let (len, fin) = self.next_new_segment();
+        let seq_len = len as u64 + fin as u64 + (self.tcb.snd_nxt == ISS) as u64;
+        if flight > 0 && flight + seq_len > window {
+            return None;
+        }
+        if self.tcb.snd_nxt != ISS && self.tcb.snd_nxt + len as u64 > rwnd_edge && len > 0 {
+            return None;
+        }
+        Some(self.send_new(now, cpu))
+    }
+
+    fn send_new(&mut self, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+        let seq = self.tcb.snd_nxt;
+        let syn = seq == ISS;
+        let (len, fin) = if syn { (0, false) } else { self.next_new_segment() };
+        self.sb.push(seq, len, fin || syn, now);
+        let end = seq + len as u64 + (fin || syn) as u64;
+        self.tcb.snd_nxt = end;
+        self.tcb.snd_max = self.tcb.snd_max.max(end);
+        self.account_sent(len, now, cpu);
+        self.arm_timer_if_idle(now, cpu);
+        if self.rtt_timing.is_none() {
+            self.rtt_timing = Some((end, now));
+        }
+        OutSegment { seq, len, syn, fin, retransmission: false }
+    }
+
+    fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+        self.sb.mark_retransmitted(i, now);
+        let s = *self.sb.get(i).expect("index from scoreboard");
+        // Karn: a retransmission makes the timed segment's acknowledgment ambiguous.
+        self.rtt_timing = None;
+        self.counters.retransmissions += 1;
+        self.account_sent(s.len, now, cpu);
+        self.arm_timer_if_idle(now, cpu);
+        let syn = s.seq == ISS;
+        OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true }
+    }
+
+    fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
+        self.counters.segments_sent += 1;
+        if len > 0 {
+            self.counters.data_segments_sent += 1;
+            self.counters.payload_bytes_sent += len as u64;
+            cpu.charge(now, Op::SegmentSent { bytes: len });
+        } else {
+            cpu.charge(now, Op::AckSent);
+        }
+    }
+}
+
+/// The TSval clock: milliseconds since the start of the run (RFC 7323 §5.4 allows 1 ms - 1 s ticks).
+pub fn timestamp_ms(now: SimTime) -> u32 {
+    (now.0 / 1_000_000) as u32 + 1
+}

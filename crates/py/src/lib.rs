@@ -1,0 +1,104 @@
+//! Python bindings of the tcpenergy engine: convert, call, map errors. No simulation logic here.
+
+// pyo3 0.22's exception macro checks a cfg this crate does not declare.
+#![allow(unexpected_cfgs)]
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tcpenergy_engine::{EngineError as EngineErr, RunOptions, Scenario};
+
+create_exception!(_engine, TcpEnergyError, PyException, "Base class of every tcpenergy error.");
+create_exception!(_engine, ScenarioError, TcpEnergyError, "The scenario is invalid; `.path` names the key.");
+create_exception!(_engine, EngineError, TcpEnergyError, "An internal engine invariant failed (a bug).");
+
+/// One mapping from engine errors to Python exceptions.
+fn to_py(py: Python<'_>, e: EngineErr) -> PyErr {
+    match e {
+        EngineErr::Config { path, message } => {
+            let text = if path.is_empty() { message.clone() } else { format!("{path}: {message}") };
+            let err = ScenarioError::new_err(text);
+            let value = err.value_bound(py);
+            let _ = value.setattr("path", path);
+            let _ = value.setattr("message", message);
+            err
+        }
+        EngineErr::Invariant(msg) => EngineError::new_err(msg),
+    }
+}
+
+/// Run engine code, turning a panic into EngineError instead of aborting the interpreter.
+fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> Result<T, EngineErr>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_py(py, e)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(EngineError::new_err(format!("engine panicked: {msg}")))
+        }
+    }
+}
+
+/// Run a scenario (JSON text) with overrides [(dotted key, JSON value text)]; returns the result
+/// record as JSON text. The GIL is released while the simulation runs.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false))]
+fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool) -> PyResult<String> {
+    let text = scenario_json.to_owned();
+    let result = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let s = Scenario::from_json(&text, &overrides)?;
+            let seed = seed.unwrap_or(s.seed);
+            tcpenergy_engine::run(&s, seed, RunOptions { trace }).map(|r| r.to_json())
+        }))
+    });
+    guarded(py, || match result {
+        Ok(r) => r,
+        Err(p) => std::panic::resume_unwind(p),
+    })
+}
+
+/// Validate a scenario; returns the normalized scenario (all defaults filled in) as JSON text.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, overrides=Vec::new()))]
+fn validate(py: Python<'_>, scenario_json: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+    guarded(py, || Scenario::from_json(scenario_json, &overrides).map(|s| s.to_json()))
+}
+
+/// The built-in device profiles as a JSON object {name: profile}.
+#[pyfunction]
+fn profiles(py: Python<'_>) -> PyResult<String> {
+    guarded(py, || {
+        let mut map = serde_json::Map::new();
+        for name in tcpenergy_engine::energy::profile::builtin_names() {
+            let p = tcpenergy_engine::energy::profile::builtin(name).expect("listed")?;
+            map.insert(name.to_string(), serde_json::to_value(p).map_err(|e| EngineErr::Invariant(e.to_string()))?);
+        }
+        Ok(serde_json::Value::Object(map).to_string())
+    })
+}
+
+/// The engine version.
+#[pyfunction]
+fn version() -> &'static str {
+    tcpenergy_engine::VERSION
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("__version__", tcpenergy_engine::VERSION)?;
+    m.add("TcpEnergyError", py.get_type_bound::<TcpEnergyError>())?;
+    m.add("ScenarioError", py.get_type_bound::<ScenarioError>())?;
+    m.add("EngineError", py.get_type_bound::<EngineError>())?;
+    Ok(())
+}

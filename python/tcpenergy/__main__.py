@@ -1,0 +1,5 @@
+"""Allows ``python -m tcpenergy``."""
+
+from tcpenergy.cli import main
+
+main()

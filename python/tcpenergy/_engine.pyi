@@ -1,0 +1,19 @@
+# Interface of the compiled engine module (crates/py).
+from typing import Optional
+
+__version__: str
+
+class TcpEnergyError(Exception): ...
+
+class ScenarioError(TcpEnergyError):
+    path: str
+    message: str
+
+class EngineError(TcpEnergyError): ...
+
+def run(
+    scenario_json: str, seed: Optional[int], overrides: list[tuple[str, str]], trace: bool
+) -> str: ...
+def validate(scenario_json: str, overrides: list[tuple[str, str]]) -> str: ...
+def profiles() -> str: ...
+def version() -> str: ...

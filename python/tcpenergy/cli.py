@@ -1,0 +1,166 @@
+"""The `tcpenergy` command line: run, validate, profiles."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Iterator, List, NoReturn, Optional
+
+import typer
+from rich.console import Console
+
+from tcpenergy import api, devices
+from tcpenergy._version import __version__, engine_version
+from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
+from tcpenergy.outputs import OutputPathError, check_trace_path, write_trace
+from tcpenergy.report import profiles as profiles_report
+from tcpenergy.report import result as result_report
+from tcpenergy.report import scenario as scenario_report
+from tcpenergy.scenario import parse_assignment
+from tcpenergy.scenario import validate as validate_scenario
+
+# Exit statuses: bad input (scenario, options, paths) vs. a failure while running.
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+app = typer.Typer(
+    name="tcpenergy",
+    help="Energy cost of TCP variants over impaired wireless paths.",
+    add_completion=False,
+    no_args_is_help=True,
+    # User errors are reported as one line; a traceback would only hide the message.
+    pretty_exceptions_enable=False,
+)
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def _fail(message: str, status: int) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(status)
+
+
+def _describe(exc: ScenarioError) -> str:
+    path = getattr(exc, "path", "") or ""
+    message = getattr(exc, "message", None) or str(exc)
+    return f"{path}: {message}" if path else message
+
+
+@contextmanager
+def _reporting_errors() -> Iterator[None]:
+    """Turn the errors a user can cause into one line on stderr and an exit status."""
+    try:
+        yield
+    except ScenarioError as exc:
+        _fail(_describe(exc), EXIT_USAGE)
+    except OutputPathError as exc:
+        _fail(str(exc), EXIT_USAGE)
+    except EngineError as exc:
+        _fail(f"engine failure: {exc} (this is a bug; please report it with the scenario and seed)",
+              EXIT_FAILURE)
+    except TcpEnergyError as exc:
+        _fail(str(exc), EXIT_FAILURE)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tcpenergy {__version__} (engine {engine_version()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True,
+                     help="Print the package and engine versions and exit."),
+    ] = False,
+) -> None:
+    """Simulate TCP transfers over impaired wireless paths and account the energy they cost."""
+
+
+SetOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--set", metavar="KEY=VALUE",
+                 help="Override a scenario key, e.g. --set tcp.variant=newreno "
+                      "(VALUE is read as TOML, else as a string). Repeatable."),
+]
+
+
+@app.command("run")
+def run_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False, metavar="SCENARIO")],
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", help="Run seed (default: the scenario's).")] = None,
+    set_: SetOption = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+    trace: Annotated[
+        Optional[Path],
+        typer.Option("--trace", help="Write the sender's time series to FILE (.csv or .parquet).",
+                     metavar="FILE"),
+    ] = None,
+) -> None:
+    """Run one scenario and print its result."""
+    with _reporting_errors():
+        if trace is not None:
+            check_trace_path(trace)
+        overrides = [parse_assignment(item) for item in set_ or []]
+        loaded = api.load_scenario(scenario)
+        record, columns = api.execute(loaded, seed, overrides, trace=trace is not None)
+    if trace is not None:
+        import pandas as pd
+
+        try:
+            write_trace(pd.DataFrame(columns or {}), trace)
+        except OSError as exc:
+            _fail(f"cannot write trace file {trace}: {exc}", EXIT_FAILURE)
+    if fmt is OutputFormat.json:
+        typer.echo(result_report.json_text(record))
+    elif fmt is OutputFormat.csv:
+        typer.echo(result_report.csv_text(record), nl=False)
+    else:
+        result_report.print_table(record, Console())
+
+
+@app.command("validate")
+def validate_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False, metavar="SCENARIO")],
+    set_: SetOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full normalized scenario as JSON.")] = False,
+) -> None:
+    """Check a scenario; print OK and a summary of it with every default filled in."""
+    with _reporting_errors():
+        overrides = [parse_assignment(item) for item in set_ or []]
+        normalized = validate_scenario(api.load_scenario(scenario), overrides)
+    if as_json:
+        typer.echo(result_report.json_text(normalized))
+        return
+    typer.echo(f"OK: {scenario}")
+    scenario_report.print_summary(normalized, Console())
+
+
+@app.command("profiles")
+def profiles_command(
+    name: Annotated[Optional[str], typer.Argument(help="Show this profile's figures and sources.", metavar="NAME")] = None,
+) -> None:
+    """List the built-in device profiles, or show one with the source of every figure."""
+    console = Console()
+    if name is None:
+        profiles_report.print_list(console)
+        return
+    profile = devices.get(name)
+    if profile is None:
+        _fail(f"unknown profile {name!r}; built-in profiles: {', '.join(devices.names())}", EXIT_USAGE)
+    profiles_report.print_profile(profile, console)
+
+
+def main() -> None:
+    try:
+        app(prog_name="tcpenergy")
+    except KeyboardInterrupt:
+        sys.exit(130)

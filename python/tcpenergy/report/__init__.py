@@ -1,0 +1,1 @@
+"""Human-readable renderings of results, scenarios and profiles."""

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: installs the package with its test dependencies, then runs the engine's
+# Rust tests and the Python tests.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+PYTHON="${PYTHON:-python3}"
+
+echo "==> installing tcpenergy and its test dependencies"
+"$PYTHON" -m pip install --quiet --disable-pip-version-check ".[test]"
+
+echo "==> engine tests (cargo)"
+cargo test --workspace --release
+
+echo "==> Python tests (pytest)"
+# python/ is not on sys.path here, so the tests import the installed package with its engine.
+"$PYTHON" -m pytest

@@ -1,0 +1,149 @@
+"""The Python API: load_scenario, run, run_traced, to_frame, and the exception tree."""
+
+from __future__ import annotations
+
+import copy
+import sys
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+import tcpenergy
+from tcpenergy import _engine
+
+
+@pytest.fixture
+def quickstart_dict(quickstart):
+    return tomllib.loads(quickstart.read_text())
+
+
+def test_load_scenario_from_path_keeps_dict_name_and_source(quickstart):
+    scenario = tcpenergy.load_scenario(quickstart)
+    assert isinstance(scenario, tcpenergy.Scenario)
+    assert scenario.name == "quickstart"
+    assert scenario.source == quickstart
+    assert scenario.data["tcp"]["variant"] == "sack"
+    assert scenario.normalized["tcp"]["variant"] == "sack"
+
+
+def test_load_scenario_from_dict_has_no_source(quickstart_dict):
+    scenario = tcpenergy.load_scenario(quickstart_dict)
+    assert scenario.source is None
+    assert scenario.name == "quickstart"
+    assert scenario.data == quickstart_dict
+
+
+def test_load_scenario_validates_and_names_key_path(quickstart_dict):
+    quickstart_dict["path"]["forward"]["rate"] = "-2Mbps"
+    with pytest.raises(tcpenergy.ScenarioError) as info:
+        tcpenergy.load_scenario(quickstart_dict)
+    assert info.value.path == "path.forward.rate"
+    assert info.value.message
+
+
+def test_load_scenario_missing_file_raises_scenario_error(tmp_path):
+    with pytest.raises(tcpenergy.ScenarioError, match="not found"):
+        tcpenergy.load_scenario(tmp_path / "missing.toml")
+
+
+def test_run_accepts_scenario_dict_or_path_alike(quickstart, quickstart_dict):
+    from_path = tcpenergy.run(quickstart)
+    assert tcpenergy.run(tcpenergy.load_scenario(quickstart)) == from_path
+    assert tcpenergy.run(str(quickstart)) == from_path
+    assert tcpenergy.run(quickstart_dict) == from_path
+
+
+def test_run_returns_plain_dict_record_with_contract_keys(quickstart):
+    record = tcpenergy.run(quickstart)
+    assert type(record) is dict
+    assert {"scenario", "seed", "variant", "complete", "sim_time_s", "events", "flow",
+            "energy"} <= set(record)
+    assert {"bytes_delivered", "completion_s", "goodput_bps", "throughput_bps", "segments_sent",
+            "retransmissions", "timeouts", "fast_retransmits", "acks_sent",
+            "sack_blocks_sent"} <= set(record["flow"])
+    for node in ("sender", "receiver"):
+        assert {"total_j", "idle_j", "idealized_j", "per_bit_total_uj", "per_bit_idealized_uj",
+                "breakdown_j"} <= set(record["energy"][node])
+
+
+def test_run_with_dotted_overrides_changes_variant_and_loss(quickstart):
+    record = tcpenergy.run(quickstart, **{"tcp.variant": "newreno",
+                                          "path.forward.impairments.0.p": 0.0})
+    assert record["variant"] == "newreno"
+    assert record["flow"]["retransmissions"] == 0
+
+
+def test_run_does_not_modify_the_scenario(quickstart):
+    scenario = tcpenergy.load_scenario(quickstart)
+    before = copy.deepcopy(scenario.data)
+    tcpenergy.run(scenario, seed=3, **{"tcp.variant": "reno"})
+    assert scenario.data == before
+
+
+def test_run_with_bad_override_raises_scenario_error_with_path(quickstart):
+    with pytest.raises(tcpenergy.ScenarioError) as info:
+        tcpenergy.run(quickstart, **{"path.forward.impairments.0.p": 2.0})
+    assert info.value.path == "path.forward.impairments.0.p"
+
+
+def test_same_seed_gives_identical_records(quickstart):
+    assert tcpenergy.run(quickstart, seed=11) == tcpenergy.run(quickstart, seed=11)
+
+
+def test_different_seeds_draw_different_loss_patterns(quickstart):
+    records = [tcpenergy.run(quickstart, seed=seed) for seed in range(1, 6)]
+    assert [r["seed"] for r in records] == [1, 2, 3, 4, 5]
+    assert len({r["flow"]["completion_s"] for r in records}) > 1
+
+
+def test_scenario_seed_is_the_default_seed(quickstart_dict):
+    quickstart_dict["seed"] = 5
+    assert tcpenergy.run(quickstart_dict)["seed"] == 5
+
+
+def test_run_traced_returns_record_and_sender_time_series(quickstart):
+    record, trace = tcpenergy.run_traced(quickstart)
+    assert "trace" not in record
+    assert {"t_s", "cwnd_bytes", "rto_s", "radio_state", "power_w"} <= set(trace.columns)
+    assert trace["t_s"].is_monotonic_increasing
+    assert record == tcpenergy.run(quickstart)
+
+
+def test_to_frame_gives_one_flat_row_per_run(quickstart):
+    records = [tcpenergy.run(quickstart, seed=s) for s in (1, 2, 3)]
+    frame = tcpenergy.to_frame(records)
+    assert len(frame) == 3
+    for column in ("flow.goodput_bps", "energy.sender.total_j",
+                   "energy.sender.breakdown_j.cpu", "energy.receiver.idealized_j", "variant"):
+        assert column in frame.columns
+    assert list(frame["seed"]) == [1, 2, 3]
+    assert frame.loc[1, "energy.sender.total_j"] == records[1]["energy"]["sender"]["total_j"]
+    assert not any(isinstance(v, dict) for v in frame.iloc[0])
+
+
+def test_to_frame_accepts_a_single_record(quickstart):
+    assert len(tcpenergy.to_frame(tcpenergy.run(quickstart))) == 1
+
+
+def test_exceptions_are_one_tree_shared_with_the_engine():
+    assert tcpenergy.ScenarioError is _engine.ScenarioError
+    assert tcpenergy.EngineError is _engine.EngineError
+    assert issubclass(tcpenergy.ScenarioError, tcpenergy.TcpEnergyError)
+    assert issubclass(tcpenergy.EngineError, tcpenergy.TcpEnergyError)
+    from tcpenergy import exceptions
+    assert exceptions.TcpEnergyError is _engine.TcpEnergyError
+
+
+def test_engine_raised_scenario_error_str_is_path_and_message(quickstart):
+    with pytest.raises(tcpenergy.ScenarioError) as info:
+        tcpenergy.run(quickstart, **{"tcp.variant": "bogus"})
+    assert str(info.value) == f"{info.value.path}: {info.value.message}"
+
+
+def test_versions_are_reported():
+    assert tcpenergy.__version__
+    assert tcpenergy.engine_version() == _engine.__version__

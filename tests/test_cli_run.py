@@ -1,0 +1,115 @@
+"""`tcpenergy run`: output formats, overrides, seeds and trace files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pandas as pd
+import pytest
+
+TRACE_COLUMNS = ["t_s", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "rto_s",
+                 "ca_state", "radio_state", "power_w"]
+
+
+def run_json(cli, *args):
+    result = cli("run", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_run_prints_table_with_flow_and_both_nodes_energy(cli, quickstart):
+    result = cli("run", quickstart)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for label in ("Goodput", "Completion time", "Segments sent", "Retransmissions", "Timeouts",
+                  "Total energy", "Idealized energy", "Energy per bit", "Breakdown",
+                  "Sender", "Receiver", "cpu", "quickstart", "sack"):
+        assert label in out, f"{label!r} missing from the table:\n{out}"
+
+
+def test_run_json_prints_the_result_record(cli, quickstart):
+    record = run_json(cli, quickstart)
+    assert record["scenario"] == "quickstart"
+    assert record["variant"] == "sack"
+    assert record["complete"] is True
+    assert record["flow"]["bytes_delivered"] == 5_000_000
+    assert record["flow"]["goodput_bps"] > 0
+    for node in ("sender", "receiver"):
+        energy = record["energy"][node]
+        assert energy["total_j"] > 0
+        assert energy["idealized_j"] <= energy["total_j"]
+        assert set(energy["breakdown_j"]) >= {"base", "radio_tx", "radio_rx", "radio_idle", "cpu"}
+    assert "trace" not in record
+
+
+def test_run_csv_prints_header_and_one_flat_row(cli, quickstart):
+    result = cli("run", quickstart, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["variant"] == "sack"
+    assert float(row["flow.goodput_bps"]) > 0
+    assert float(row["energy.sender.total_j"]) > 0
+    assert "energy.receiver.breakdown_j.cpu" in row
+
+
+def test_set_variant_override_shows_in_record(cli, quickstart):
+    record = run_json(cli, quickstart, "--set", "tcp.variant=newreno")
+    assert record["variant"] == "newreno"
+
+
+def test_set_override_accepts_toml_values_and_changes_result(cli, quickstart):
+    base = run_json(cli, quickstart)
+    lossy = run_json(cli, quickstart, "--set",
+                     'path.forward.impairments=[{kind="bernoulli", p=0.05}]')
+    assert lossy["flow"]["retransmissions"] > base["flow"]["retransmissions"]
+    assert lossy["flow"]["completion_s"] > base["flow"]["completion_s"]
+
+
+def test_set_override_of_list_element_changes_result(cli, quickstart):
+    base = run_json(cli, quickstart)
+    lossless = run_json(cli, quickstart, "--set", "path.forward.impairments.0.p=0.0")
+    assert lossless["flow"]["retransmissions"] == 0
+    assert base["flow"]["retransmissions"] > 0
+
+
+def test_seed_option_is_recorded_and_reproducible(cli, quickstart):
+    first = run_json(cli, quickstart, "--seed", 7)
+    second = run_json(cli, quickstart, "--seed", 7)
+    assert first["seed"] == 7
+    assert first == second
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_trace_file_has_expected_columns_and_monotone_time(cli, quickstart, tmp_path, suffix):
+    target = tmp_path / f"trace.{suffix}"
+    result = cli("run", quickstart, "--trace", target, "--format", "json")
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(target) if suffix == "csv" else pd.read_parquet(target)
+    assert list(frame.columns) == TRACE_COLUMNS
+    assert len(frame) > 10
+    assert frame["t_s"].is_monotonic_increasing
+    assert (frame["cwnd_bytes"] > 0).all()
+    # Only the trace file itself is left: the temporary file was renamed into place.
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_trace_with_unknown_extension_is_rejected_before_running(cli, quickstart, tmp_path):
+    target = tmp_path / "trace.txt"
+    result = cli("run", quickstart, "--trace", target)
+    assert result.exit_code == 2
+    assert ".csv or .parquet" in result.stderr
+    assert result.stdout == ""
+    assert not target.exists()
+
+
+def test_failed_run_leaves_existing_trace_file_untouched(cli, quickstart, tmp_path):
+    target = tmp_path / "trace.csv"
+    target.write_text("previous contents\n")
+    result = cli("run", quickstart, "--trace", target, "--set", "tcp.variant=bogus")
+    assert result.exit_code == 2
+    assert target.read_text() == "previous contents\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.csv"]
