@@ -26,6 +26,9 @@ pub struct RunResult {
     pub cpu: CpuResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceColumns>,
+    /// Delivered byte ranges, when recorded (`RunOptions::record_deliveries`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deliveries: Option<Vec<(u64, u64)>>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -92,6 +95,7 @@ pub(crate) struct Parts<'a> {
     pub energy_sender: NodeEnergy,
     pub energy_receiver: NodeEnergy,
     pub trace: Option<TraceColumns>,
+    pub deliveries: Option<Vec<(u64, u64)>>,
 }
 
 fn ops(cpu: &CpuMeter) -> BTreeMap<&'static str, u64> {
@@ -137,6 +141,7 @@ impl RunResult {
             path: PathResult { forward: p.forward, reverse: p.reverse },
             cpu: CpuResult { sender_ops: ops(p.sender_cpu), receiver_ops: ops(p.receiver_cpu) },
             trace: p.trace,
+            deliveries: p.deliveries,
         }
     }
 

@@ -72,6 +72,8 @@ impl Slab {
 pub struct RunOptions {
     /// Record the sender's time series.
     pub trace: bool,
+    /// Record every range of bytes the receiver delivers to the application (for checks).
+    pub record_deliveries: bool,
 }
 
 pub struct World<'a> {
@@ -84,6 +86,7 @@ pub struct World<'a> {
     links: [Link; 2],
     events: u64,
     trace: Option<Trace>,
+    record_deliveries: bool,
 }
 
 impl<'a> World<'a> {
@@ -111,6 +114,7 @@ impl<'a> World<'a> {
             ],
             events: 0,
             trace: if opts.trace { Some(Trace::default()) } else { None },
+            record_deliveries: opts.record_deliveries,
         }
     }
 
@@ -147,6 +151,11 @@ impl<'a> World<'a> {
                 let seg = self.packets.take(packet);
                 let nd = &mut self.nodes[n];
                 nd.ep.on_segment(self.now, &seg, &mut nd.cpu);
+                if self.record_deliveries {
+                    if let Some(r) = &mut nd.ep.receiver {
+                        r.record_deliveries();
+                    }
+                }
                 self.after_endpoint_event(n);
             }
             Event::Wake(node) => {
@@ -280,6 +289,7 @@ impl<'a> World<'a> {
             energy_sender: e_snd,
             energy_receiver: e_rcv,
             trace,
+            deliveries: self.nodes[RECEIVER].ep.receiver.as_ref().and_then(|r| r.delivery_log.clone()),
         }))
     }
 }

@@ -52,6 +52,8 @@ pub struct Receiver {
     /// Application bytes delivered in order.
     pub delivered: u64,
     pub delivered_at: Option<SimTime>,
+    /// Every `[start, end)` delivered to the application, in delivery order, when recording.
+    pub delivery_log: Option<Vec<(u64, u64)>>,
     pub counters: ReceiverCounters,
 }
 
@@ -73,6 +75,7 @@ impl Receiver {
             last_ack_sent: irs + 1,
             delivered: 0,
             delivered_at: None,
+            delivery_log: None,
             counters: ReceiverCounters::default(),
         }
     }
@@ -193,8 +196,18 @@ impl Receiver {
         }
     }
 
+    /// Start keeping a log of delivered byte ranges (tests check exactly-once, in-order delivery).
+    pub fn record_deliveries(&mut self) {
+        if self.delivery_log.is_none() {
+            self.delivery_log = Some(Vec::new());
+        }
+    }
+
     fn advance(&mut self, end: u64, now: SimTime) {
         if end > self.rcv_nxt {
+            if let Some(log) = &mut self.delivery_log {
+                log.push((self.rcv_nxt, end));
+            }
             self.delivered += end - self.rcv_nxt;
             self.rcv_nxt = end;
             self.delivered_at = Some(now);

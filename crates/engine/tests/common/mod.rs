@@ -33,3 +33,116 @@ bytes = "{bytes}"
 pub fn run_seed(s: &Scenario, seed: u64) -> RunResult {
     run(s, seed, RunOptions::default()).expect("run succeeds")
 }
+
+use tcpenergy_engine::energy::cpu::CpuMeter;
+use tcpenergy_engine::tcp::endpoint::{Endpoint, Role};
+use tcpenergy_engine::tcp::segment::Segment;
+use tcpenergy_engine::units::{SimDuration, SimTime};
+
+/// Transmission time of every segment in the [`Pair`] harness.
+pub const PAIR_TX_TIME: SimDuration = SimDuration(1_000_000);
+
+/// A segment on the wire in the [`Pair`] harness.
+#[derive(Debug, Clone, Copy)]
+pub struct Sent {
+    pub at: SimTime,
+    /// 0 = the data sender, 1 = the receiver.
+    pub from: usize,
+    pub seg: Segment,
+    pub dropped: bool,
+}
+
+/// Two sans-I/O endpoints joined by a path with a fixed one-way delay and a fixed transmission
+/// time per segment (1 ms, so back-to-back segments arrive 1 ms apart); a drop rule decides which
+/// segments vanish. Every transmission is logged, so tests read as
+/// timelines (the quinn `Pair` / ns-3 drop-segment-N style).
+pub struct Pair {
+    pub eps: [Endpoint; 2],
+    cpus: [CpuMeter; 2],
+    pub now: SimTime,
+    delay: SimDuration,
+    free_at: [SimTime; 2],
+    in_flight: Vec<(SimTime, u64, usize, Segment)>,
+    seq: u64,
+    pub log: Vec<Sent>,
+    drop: Box<dyn FnMut(usize, &Segment, &[Sent]) -> bool>,
+}
+
+impl Pair {
+    pub fn new(s: &Scenario, one_way: SimDuration, drop: impl FnMut(usize, &Segment, &[Sent]) -> bool + 'static) -> Self {
+        let mut p = Pair {
+            eps: [Endpoint::new(s, Role::Active, s.traffic.bytes), Endpoint::new(s, Role::Passive, 0)],
+            cpus: [CpuMeter::disabled(), CpuMeter::disabled()],
+            now: SimTime::ZERO,
+            delay: one_way,
+            free_at: [SimTime::ZERO; 2],
+            in_flight: Vec::new(),
+            seq: 0,
+            log: Vec::new(),
+            drop: Box::new(drop),
+        };
+        p.flush(0);
+        p
+    }
+
+    fn flush(&mut self, n: usize) {
+        while let Some(seg) = self.eps[n].poll_transmit(self.now, &mut self.cpus[n]) {
+            let dropped = (self.drop)(n, &seg, &self.log);
+            let depart = self.now.max(self.free_at[n]);
+            self.free_at[n] = depart + PAIR_TX_TIME;
+            self.log.push(Sent { at: depart, from: n, seg, dropped });
+            if !dropped {
+                self.in_flight.push((depart + self.delay, self.seq, 1 - n, seg));
+                self.seq += 1;
+            }
+        }
+    }
+
+    /// Process the next event; false when nothing is left.
+    pub fn step(&mut self) -> bool {
+        let next_arrival = self.in_flight.iter().map(|x| (x.0, x.1)).min();
+        let timers = [self.eps[0].poll_timeout(), self.eps[1].poll_timeout()];
+        let next_timer = timers.iter().enumerate().filter_map(|(i, t)| t.map(|t| (t, i))).min();
+        match (next_arrival, next_timer) {
+            (None, None) => false,
+            (Some((ta, sq)), t) if t.map_or(true, |(tt, _)| ta <= tt) => {
+                let i = self.in_flight.iter().position(|x| x.1 == sq).unwrap();
+                let (at, _, to, seg) = self.in_flight.remove(i);
+                self.now = at;
+                self.eps[to].on_segment(at, &seg, &mut self.cpus[to]);
+                self.flush(to);
+                true
+            }
+            (_, Some((tt, n))) => {
+                self.now = tt;
+                self.eps[n].on_timeout(tt, &mut self.cpus[n]);
+                self.flush(n);
+                true
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    pub fn run_until_closed(&mut self, limit: SimTime) {
+        while self.now < limit && !(self.eps[0].is_closed() && self.eps[1].is_closed()) {
+            if !self.step() {
+                break;
+            }
+        }
+    }
+
+    /// Transmissions by `from` carrying data that starts at `seq`.
+    pub fn sends_of(&self, from: usize, seq: u64) -> Vec<Sent> {
+        self.log.iter().filter(|s| s.from == from && s.seg.seq == seq && s.seg.len > 0).copied().collect()
+    }
+}
+
+/// Drop the first transmission of the data segments whose index (0-based) is listed.
+pub fn drop_first_tx_of(smss: u32, indices: &'static [u64]) -> impl FnMut(usize, &Segment, &[Sent]) -> bool {
+    move |from, seg, log| {
+        from == 0
+            && seg.len > 0
+            && indices.iter().any(|&i| seg.seq == 1 + i * smss as u64)
+            && !log.iter().any(|s| s.from == 0 && s.seg.seq == seg.seq && s.seg.len > 0)
+    }
+}
