@@ -74,8 +74,11 @@ impl fmt::Display for SimTime {
 
 /// Time to serialize `bytes` at `rate_bps`, rounded up to the next nanosecond.
 pub fn airtime(bytes: u64, rate_bps: u64) -> SimDuration {
-    let bits = bytes as u128 * 8 * NS_PER_SEC as u128;
-    SimDuration(bits.div_ceil(rate_bps as u128) as u64)
+    // u64 arithmetic suffices for any packet (< 2^31 bytes); fall back to u128 beyond.
+    match bytes.checked_mul(8 * NS_PER_SEC) {
+        Some(bits_ns) => SimDuration(bits_ns.div_ceil(rate_bps)),
+        None => SimDuration((bytes as u128 * 8 * NS_PER_SEC as u128).div_ceil(rate_bps as u128) as u64),
+    }
 }
 
 /// Split a quantity string into its decimal number and unit suffix: `"1.5ms"` -> (1.5 as a

