@@ -101,8 +101,11 @@ pub struct CpuMeter {
     ns_per_cycle: f64,
     active_power_w: f64,
     busy_until: SimTime,
-    /// Closed busy intervals `[start, end)` in time order, plus the open one at the end.
-    pub(crate) busy: Vec<(SimTime, SimTime)>,
+    /// Busy intervals `[start, end)` in time order.
+    busy: Vec<(SimTime, SimTime)>,
+    /// Cycles charged at `pending_at` and not yet turned into busy time.
+    pending_cycles: f64,
+    pending_at: SimTime,
     pub cycles: f64,
     pub op_counts: [u64; OP_KINDS],
 }
@@ -115,6 +118,8 @@ impl CpuMeter {
             active_power_w,
             busy_until: SimTime::ZERO,
             busy: Vec::new(),
+            pending_cycles: 0.0,
+            pending_at: SimTime::ZERO,
             cycles: 0.0,
             op_counts: [0; OP_KINDS],
         }
@@ -128,17 +133,30 @@ impl CpuMeter {
             active_power_w: 0.0,
             busy_until: SimTime::ZERO,
             busy: Vec::new(),
+            pending_cycles: 0.0,
+            pending_at: SimTime::ZERO,
             cycles: 0.0,
             op_counts: [0; OP_KINDS],
         }
     }
 
-    /// Charge one operation performed at `now`.
+    /// Charge one operation performed at `now`. Work charged at the same instant is gathered and
+    /// turned into one busy interval when time moves on (or when the meter is read).
     #[inline]
     pub fn charge(&mut self, now: SimTime, op: Op) {
         self.op_counts[op.index()] += 1;
         let Some(costs) = &self.costs else { return };
         let cycles = op.cycles(costs);
+        if now != self.pending_at {
+            self.flush();
+            self.pending_at = now;
+        }
+        self.pending_cycles += cycles;
+    }
+
+    /// Turn the work gathered at `pending_at` into busy time.
+    fn flush(&mut self) {
+        let cycles = std::mem::take(&mut self.pending_cycles);
         if cycles <= 0.0 {
             return;
         }
@@ -148,6 +166,7 @@ impl CpuMeter {
         if dur.0 == 0 {
             return;
         }
+        let now = self.pending_at;
         if now <= self.busy_until && !self.busy.is_empty() {
             // Queued behind work still running: extend the current busy interval.
             self.busy_until += dur;
@@ -158,14 +177,16 @@ impl CpuMeter {
         }
     }
 
+    /// Busy intervals `[start, end)` in time order, including work charged last.
+    pub fn busy_intervals(&mut self) -> &[(SimTime, SimTime)] {
+        self.flush();
+        &self.busy
+    }
+
     pub fn count(&self, op_index: usize) -> u64 {
         self.op_counts[op_index]
     }
 
-    /// Energy of all charged work (J).
-    pub fn energy_j(&self) -> f64 {
-        self.cycles * self.ns_per_cycle * 1e-9 * self.active_power_w
-    }
 
     pub fn active_power_w(&self) -> f64 {
         self.active_power_w

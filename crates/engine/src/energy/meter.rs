@@ -201,7 +201,7 @@ pub fn radio_timeline(log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: S
 pub fn node_energy(
     profile: &DeviceProfile,
     timeline: &RadioTimeline,
-    cpu: &CpuMeter,
+    cpu: &mut CpuMeter,
     w: SimTime,
     delivered_bytes: u64,
 ) -> NodeEnergy {
@@ -211,7 +211,7 @@ pub fn node_energy(
     let wns = w.0;
     let secs = |ns: u64| ns as f64 * 1e-9;
     let cpu_busy: Vec<(u64, u64)> =
-        cpu.busy.iter().map(|&(s, e)| (s.0.min(wns), e.0.min(wns))).filter(|(s, e)| s < e).collect();
+        cpu.busy_intervals().iter().map(|&(s, e)| (s.0.min(wns), e.0.min(wns))).filter(|(s, e)| s < e).collect();
 
     let mut b = Breakdown { base: base_w * secs(wns), ..Default::default() };
     let (mut tx_ns, mut rx_ns, mut sleep_ns, mut idle_ns, mut wakeups) = (0u64, 0u64, 0u64, 0u64, 0u64);

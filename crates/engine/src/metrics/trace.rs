@@ -42,8 +42,10 @@ impl Trace {
         self.ca_state.push(s.tcb.ca_state.name());
     }
 
-    pub fn finish(self, timeline: &RadioTimeline, profile: &DeviceProfile, cpu: &CpuMeter) -> TraceColumns {
+    pub fn finish(self, timeline: &RadioTimeline, profile: &DeviceProfile, cpu: &mut CpuMeter) -> TraceColumns {
         let r = &profile.radio;
+        let cpu_power = cpu.active_power_w();
+        let busy = cpu.busy_intervals();
         let mut radio_state = Vec::with_capacity(self.t.len());
         let mut power = Vec::with_capacity(self.t.len());
         for &t in &self.t {
@@ -55,9 +57,10 @@ impl Trace {
                 Some(RadioState::Sleep) => r.sleep_power_w,
                 Some(RadioState::Waking) => r.wake_power_w,
             };
-            let cpu_busy = cpu.busy.iter().any(|&(s, e)| s.0 <= t && t < e.0);
+            let i = busy.partition_point(|&(_, e)| e.0 <= t);
+            let cpu_busy = busy.get(i).is_some_and(|&(s, _)| s.0 <= t);
             radio_state.push(st.map_or("off", |s| s.name()));
-            power.push(profile.platform.base_power_w + p_radio + if cpu_busy { cpu.active_power_w() } else { 0.0 });
+            power.push(profile.platform.base_power_w + p_radio + if cpu_busy { cpu_power } else { 0.0 });
         }
         TraceColumns {
             t_s: self.t.iter().map(|&t| t as f64 * 1e-9).collect(),

@@ -35,6 +35,9 @@ pub struct Link {
     /// When the transmitter finishes everything scheduled so far.
     busy_until: SimTime,
     impairments: Vec<AnyImpairment>,
+    /// The last (packet size, airtime) computed: most packets share a size, and the division is
+    /// a noticeable cost per packet.
+    airtime_memo: (u32, SimDuration),
     pub counters: LinkCounters,
 }
 
@@ -67,6 +70,7 @@ impl Link {
             starts: VecDeque::with_capacity(cfg.queue as usize + 1),
             busy_until: SimTime::ZERO,
             impairments,
+            airtime_memo: (0, airtime(frame_overhead as u64, cfg.rate)),
             counters: LinkCounters::default(),
         }
     }
@@ -94,7 +98,10 @@ impl Link {
             return Fate::QueueFull;
         }
         let start = now.max(self.busy_until);
-        let end = start + self.airtime(wire_len);
+        if self.airtime_memo.0 != wire_len {
+            self.airtime_memo = (wire_len, self.airtime(wire_len));
+        }
+        let end = start + self.airtime_memo.1;
         self.busy_until = end;
         if start > now {
             self.starts.push_back(start);

@@ -240,12 +240,12 @@ impl<'a> World<'a> {
                 s.energy.timeout,
                 profile.radio.wake_time,
             );
-            let e = meter::node_energy(profile, &tl, &self.nodes[n].cpu, window_end, delivered);
+            let e = meter::node_energy(profile, &tl, &mut self.nodes[n].cpu, window_end, delivered);
             (e, tl)
         };
         let (e_snd, tl_snd) = energy(SENDER, &s.energy.sender.profile);
         let (e_rcv, _) = energy(RECEIVER, &s.energy.receiver.profile);
-        let trace = self.trace.map(|t| t.finish(&tl_snd, &s.energy.sender.profile, &self.nodes[SENDER].cpu));
+        let trace = self.trace.take().map(|t| t.finish(&tl_snd, &s.energy.sender.profile, &mut self.nodes[SENDER].cpu));
         Ok(RunResult::assemble(crate::result::Parts {
             scenario: s,
             seed,

@@ -217,7 +217,7 @@ impl Sender {
             // data outstanding.
             self.on_duplicate_ack(now, cpu);
         }
-        if use_sack {
+        if use_sack && newly_sacked > 0 {
             let lost = self.sb.update_lost(self.params.dupthresh, self.params.smss);
             // RFC 6675 §5: loss detection by IsLost(HighACK + 1) also starts recovery.
             if lost > 0
