@@ -10,8 +10,8 @@ use tcpenergy_engine::{run, RunOptions, Scenario};
 fn impairment() -> impl Strategy<Value = String> {
     prop_oneof![
         (0.0..0.15f64).prop_map(|p| format!(r#"{{kind="bernoulli", p={p}}}"#)),
-        (0.5..1.0f64, 100..1000u64, 2..6u64)
-            .prop_map(|(p, on, every)| format!(r#"{{kind="periodic_burst", p={p}, on="{on}ms", every="{every}s"}}"#)),
+        (0.5..1.0f64, 100..1000u64, (2001..6000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0))
+            .prop_map(|(p, on, every)| format!(r#"{{kind="periodic_burst", p={p}, on="{on}ms", every="{every}ms"}}"#)),
         (0.0..0.02f64, 0.3..0.9f64, 500..3000u64, 20..300u64).prop_map(|(gp, bp, g, b)| format!(
             r#"{{kind="gilbert_elliott", good={{per={gp}, min="{g}ms", max="{}ms"}}, bad={{per={bp}, min="{b}ms", max="{}ms"}}}}"#,
             g * 2,
@@ -20,9 +20,9 @@ fn impairment() -> impl Strategy<Value = String> {
         (0.0..0.1f64, 1..60u64).prop_map(|(f, d)| format!(r#"{{kind="reorder", fraction={f}, extra_delay="{d}ms"}}"#)),
         (0..20u64, 0..40u64, any::<bool>())
             .prop_map(|(lo, w, k)| format!(r#"{{kind="jitter", min="{lo}ms", max="{}ms", keep_order={k}}}"#, lo + w)),
-        // An outage period that divides max_rto (60 s) can phase-lock with a fully backed-off
-        // timer so that every retransmission falls into an outage: a real (if pathological)
-        // behaviour of a deterministic periodic outage, excluded here so transfers finish.
+        // A period that divides max_rto (60 s) can phase-lock with a fully backed-off timer so
+        // that every retransmission falls into an outage or burst: a real (if pathological)
+        // behaviour of deterministic periodic impairments, excluded here so transfers finish.
         (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0))
             .prop_map(|(d, e)| format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"}}"#)),
     ]
@@ -42,7 +42,9 @@ prop_compose! {
         policy in prop::sample::select(vec!["always_on", "ideal", "idle_timeout"]),
         rate_kbps in prop::sample::select(vec![500u64, 2000, 11000]),
     ) -> Scenario {
+        // A long cap: under heavy impairment a fully backed-off timer (60 s) makes slow progress.
         let text = format!(r#"
+            stop_after = "24h"
             [path]
             mtu = {mtu}
             [path.forward]
@@ -75,7 +77,13 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    // A fixed seed keeps CI reproducible; set PROPTEST_RNG_SEED / PROPTEST_CASES to explore more.
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x7ce9),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_byte_is_delivered_exactly_once_and_in_order(s in scenario(), seed in 1..1000u64) {
