@@ -1,0 +1,22 @@
+//! Every scenario under `scenarios/` parses and runs to completion as it is.
+
+use tcpenergy_engine::{run, RunOptions, Scenario};
+
+#[test]
+fn every_example_scenario_runs_to_completion() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let r = run(&s, s.seed, RunOptions::default()).unwrap();
+        assert!(r.complete, "{} did not complete", path.display());
+        assert_eq!(r.flow.bytes_delivered, s.traffic.bytes);
+        n += 1;
+    }
+    assert!(n >= 4, "expected the example scenarios, found {n}");
+}
