@@ -179,7 +179,11 @@ impl Impairment {
                 let r: RawGilbertElliott = typed(&rest, prefix)?;
                 for (name, s) in [("good", &r.good), ("bad", &r.bad)] {
                     probability(s.per, at(&format!("{name}.per")))?;
-                    positive(s.min, at(&format!("{name}.min")))?;
+                    // The channel steps through every state change, so states shorter than a
+                    // millisecond would make long runs crawl.
+                    if s.min < SimDuration::from_millis(1) {
+                        return Err(EngineError::config(at(&format!("{name}.min")), "must be at least 1ms"));
+                    }
                     if s.max < s.min {
                         return Err(EngineError::config(at(&format!("{name}.max")), "must be >= min"));
                     }

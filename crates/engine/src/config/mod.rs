@@ -319,6 +319,9 @@ struct RawEnergy {
     timeout: SimDuration,
 }
 
+/// Largest bulk transfer accepted (sequence arithmetic stays far from overflow).
+const MAX_TRANSFER: u64 = 1_000_000_000_000_000;
+
 const DEFAULT_PROFILE: &str = "singh2002-toshiba-wavelan";
 
 impl Default for RawEnergy {
@@ -466,8 +469,8 @@ impl Scenario {
         if t.receive_buffer < self.smss() as u64 {
             return Err(e("tcp.receive_buffer", format!("must hold at least one segment ({} bytes)", self.smss())));
         }
-        if self.traffic.bytes == 0 {
-            return Err(e("traffic.bytes", "must be > 0"));
+        if self.traffic.bytes == 0 || self.traffic.bytes > MAX_TRANSFER {
+            return Err(e("traffic.bytes", format!("must be between 1 byte and {MAX_TRANSFER} bytes (1 PB)")));
         }
         if self.energy.radio_policy == RadioPolicy::IdleTimeout && self.energy.timeout.0 == 0 {
             return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));

@@ -1,0 +1,104 @@
+//! Bad scenarios give one error naming the key and what is allowed; no input panics.
+
+use std::panic::catch_unwind;
+use tcpenergy_engine::{EngineError, Scenario};
+
+fn err_of(toml_text: &str) -> (String, String) {
+    match Scenario::from_toml(toml_text) {
+        Err(EngineError::Config { path, message }) => (path, message),
+        other => panic!("expected a config error for {toml_text:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn unknown_key_is_named_with_its_path() {
+    let (path, msg) = err_of("[path.forward]\nrat = \"2Mbps\"");
+    assert_eq!(path, "path.forward.rat");
+    assert!(msg.contains("unknown field") && msg.contains("rate"), "{msg}");
+}
+
+#[test]
+fn wrong_type_is_named_with_its_path() {
+    let (path, msg) = err_of("[path]\nmtu = \"big\"");
+    assert_eq!(path, "path.mtu");
+    assert!(msg.contains("expected"), "{msg}");
+}
+
+#[test]
+fn negative_rate_is_rejected() {
+    let (path, msg) = err_of("[path.forward]\nrate = \"-2Mbps\"");
+    assert_eq!(path, "path.forward.rate");
+    assert!(msg.contains("Mbps"), "{msg}");
+}
+
+#[test]
+fn probability_outside_unit_interval_is_rejected() {
+    let (path, msg) = err_of("[path.forward]\nimpairments = [{kind = \"bernoulli\", p = 1.5}]");
+    assert_eq!(path, "path.forward.impairments.0.p");
+    assert!(msg.contains("[0, 1]"), "{msg}");
+}
+
+#[test]
+fn unknown_variant_lists_the_allowed_ones() {
+    let (path, msg) = err_of("[tcp]\nvariant = \"vegas\"");
+    assert_eq!(path, "tcp.variant");
+    assert!(msg.contains("newreno") && msg.contains("sack"), "{msg}");
+}
+
+#[test]
+fn unknown_profile_lists_the_built_in_ones() {
+    let (path, msg) = err_of("[energy]\nsender = \"nokia\"");
+    assert_eq!(path, "energy.sender");
+    assert!(msg.contains("singh2002-toshiba-wavelan"), "{msg}");
+}
+
+#[test]
+fn unknown_impairment_kind_lists_the_kinds() {
+    let (path, msg) = err_of("[path.reverse]\nimpairments = [{kind = \"gremlin\"}]");
+    assert_eq!(path, "path.reverse.impairments.0.kind");
+    assert!(msg.contains("gilbert_elliott"), "{msg}");
+}
+
+#[test]
+fn unknown_key_inside_an_impairment_is_named() {
+    let (path, _) = err_of("[path.forward]\nimpairments = [{kind = \"bernoulli\", p = 0.1, q = 2}]");
+    assert_eq!(path, "path.forward.impairments.0.q");
+}
+
+#[test]
+fn override_of_a_missing_list_element_is_an_error_at_that_key() {
+    let doc = r#"{"path": {"forward": {"impairments": []}}}"#;
+    let e = Scenario::from_json(doc, &[("path.forward.impairments.0.p".into(), "0.1".into())]).unwrap_err();
+    assert!(matches!(e, EngineError::Config { ref path, .. } if path == "path.forward.impairments.0"), "{e:?}");
+}
+
+#[test]
+fn override_of_an_unknown_key_is_rejected_by_the_schema() {
+    let e = Scenario::from_json("{}", &[("tcp.varient".into(), "\"reno\"".into())]).unwrap_err();
+    assert!(matches!(e, EngineError::Config { ref path, .. } if path == "tcp.varient"), "{e:?}");
+}
+
+#[test]
+fn no_bad_value_at_any_key_panics() {
+    let keys = [
+        "name", "seed", "stop_after", "path", "path.mtu", "path.frame_overhead", "path.forward", "path.forward.rate",
+        "path.forward.delay", "path.forward.queue", "path.forward.impairments", "path.forward.impairments.0",
+        "path.forward.impairments.0.p", "path.forward.impairments.0.kind", "tcp", "tcp.variant",
+        "tcp.initial_window", "tcp.initial_ssthresh", "tcp.min_rto", "tcp.max_rto", "tcp.initial_rto",
+        "tcp.clock_granularity", "tcp.timestamps", "tcp.sack", "tcp.delayed_ack", "tcp.delayed_ack.every",
+        "tcp.delayed_ack.timeout", "tcp.receive_buffer", "tcp.cwnd_growth", "tcp.dupack_threshold", "traffic",
+        "traffic.kind", "traffic.bytes", "energy", "energy.sender", "energy.sender.radio", "energy.radio_policy",
+        "energy.timeout",
+    ];
+    let values = [
+        "\"x\"", "-1", "0", "1e300", "-1e300", "[]", "{}", "true", "null", "18446744073709551615", "\"0ms\"",
+        "\"99999999999999h\"", "\"1.5.5s\"", "\"\"", "[{\"kind\": 3}]", "{\"kind\": \"jitter\", \"min\": \"5ms\", \"max\": \"1ms\"}",
+    ];
+    let base = r#"{"path": {"forward": {"impairments": [{"kind": "bernoulli", "p": 0.1}]}}}"#;
+    for k in keys {
+        for v in values {
+            let outcome = catch_unwind(|| Scenario::from_json(base, &[(k.to_string(), v.to_string())]));
+            assert!(outcome.is_ok(), "setting {k} = {v} panicked");
+        }
+    }
+}
