@@ -4,14 +4,13 @@
     python benchmarks/run.py grid       # the seed-000 random-loss grid (900 runs) on a process pool
 
 Only the engine call is timed: `time.perf_counter()` around `tcpenergy.run(...)`, with the
-scenario already loaded into a dict (no TOML parsing inside the timed region) and after warm-up
+scenario already loaded and validated (no TOML parsing inside the timed region) and after warm-up
 runs. Figures are medians over seeds, because a shared machine has noisy neighbours.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import itertools
 import json
 import math
@@ -50,13 +49,22 @@ def import_tcpenergy():
 
 
 def load_scenario(path: Path = STANDARD) -> dict:
-    """The scenario as a plain dict, parsed once so that no file I/O is timed."""
+    """The scenario file as a plain dict (for reading settings; see `prepare` for running)."""
     with open(path, "rb") as f:
         return tomllib.load(f)
 
 
-def time_runs(tcpenergy, scenario: dict, seeds, warmup: int = 3, **overrides) -> list[dict]:
-    """Run `scenario` once per seed; return one row per run with the engine wall time.
+def prepare(tcpenergy, path: Path = STANDARD):
+    """The scenario loaded and validated once, outside any timed region.
+
+    `tcpenergy.run` accepts a path, a dict or a loaded Scenario; a path is read and a dict is
+    validated on every call, so the benchmarks hand it the loaded Scenario.
+    """
+    return tcpenergy.load_scenario(str(path))
+
+
+def time_runs(tcpenergy, scenario, seeds, warmup: int = 3, **overrides) -> list[dict]:
+    """Run `scenario` (from `prepare`) once per seed; return one row per run with its wall time.
 
     `warmup` untimed runs (seeds far from the timed ones) come first, so that one-off costs
     (lazy initialisation, cold caches, page faults) do not land in the first timed run.
@@ -152,13 +160,14 @@ def _write_json(path: str | None, obj: dict) -> None:
 def cmd_standard(args: argparse.Namespace) -> int:
     tcpenergy = import_tcpenergy()
     scenario = load_scenario(Path(args.scenario))
+    prepared = prepare(tcpenergy, Path(args.scenario))
     seeds = range(1, args.seeds + 1)
     print(f"standard run: {args.scenario}, {args.seeds} seeds, {args.warmup} warm-up runs")
     print(f"machine: {machine_line()}\n")
 
     results = {}
     for variant in args.variants:
-        rows = time_runs(tcpenergy, scenario, seeds, args.warmup, **{"tcp.variant": variant})
+        rows = time_runs(tcpenergy, prepared, seeds, args.warmup, **{"tcp.variant": variant})
         results[variant] = summarize(rows)
 
     print_table(
@@ -167,9 +176,10 @@ def cmd_standard(args: argparse.Namespace) -> int:
         [[v, s["median_wall_s"] * 1e3, s["p10_wall_s"] * 1e3, s["p90_wall_s"] * 1e3,
           int(s["median_events"]), s["events_per_s"] / 1e6, s["median_completion_s"],
           s["incomplete"]] for v, s in results.items()])
-    head = results.get(scenario.get("tcp", {}).get("variant", "sack"))
+    variant = scenario.get("tcp", {}).get("variant", "sack")
+    head = results.get(variant)
     if head:
-        print(f"\nstandard run ({scenario['tcp']['variant']}): median "
+        print(f"\nstandard run ({variant}): median "
               f"{head['median_wall_s'] * 1e3:.3f} ms/run (target <= 1.5 ms), "
               f"{head['events_per_s'] / 1e6:.1f} M events/s on one core (target >= 10)")
     _write_json(args.json, {"benchmark": "standard", "machine": machine(),
@@ -180,14 +190,15 @@ def cmd_standard(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 # grid
 
-_WORKER_SCENARIO: dict | None = None
+_WORKER_SCENARIO = None
 _WORKER_TCPENERGY = None
 
 
-def _init_worker(scenario: dict) -> None:
+def _init_worker(scenario_path: str) -> None:
+    """Per worker process: import the package and load the base scenario once."""
     global _WORKER_SCENARIO, _WORKER_TCPENERGY
-    _WORKER_SCENARIO = scenario
     _WORKER_TCPENERGY = import_tcpenergy()
+    _WORKER_SCENARIO = prepare(_WORKER_TCPENERGY, Path(scenario_path))
 
 
 def grid_cells(seeds: int) -> list[tuple]:
@@ -217,8 +228,7 @@ def _grid_task(cell: tuple) -> tuple:
 
 
 def cmd_grid(args: argparse.Namespace) -> int:
-    import_tcpenergy()  # fail early, in the parent, with the reason
-    scenario = load_scenario(Path(args.scenario))
+    prepare(import_tcpenergy(), Path(args.scenario))  # fail early, in the parent, with the reason
     cells = grid_cells(args.seeds)
     chunksize = args.chunksize or max(1, math.ceil(len(cells) / (args.jobs * 4)))
     print(f"grid: {len(GRID_VARIANTS)} variants x {len(GRID_LOSS)} losses x {len(GRID_RTT_MS)} "
@@ -229,7 +239,7 @@ def cmd_grid(args: argparse.Namespace) -> int:
     # Timed end to end: pool start-up, task hand-out, every run, results back.
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker,
-                             initargs=(scenario,)) as pool:
+                             initargs=(args.scenario,)) as pool:
         results = list(pool.map(_grid_task, cells, chunksize=chunksize))
     total = time.perf_counter() - t0
 
@@ -273,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     g = sub.add_parser("grid", help="the 900-run random-loss grid on a process pool")
     g.add_argument("--seeds", type=int, default=10, help="seeds per grid cell (default 10)")
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="worker processes")
-    g.add_argument("--chunksize", type=int, default=0, help="runs per task (default: runs/(4 jobs))")
+    g.add_argument("--chunksize", type=int, default=0,
+                   help="runs per task (default: runs / (4 x jobs))")
     g.set_defaults(func=cmd_grid)
 
     for q in (s, g):

@@ -23,8 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from run import (STANDARD, import_tcpenergy, load_scenario, machine, machine_line, print_table,
-                 summarize, time_runs)
+from run import (STANDARD, import_tcpenergy, load_scenario, machine, machine_line, prepare,
+                 print_table, summarize, time_runs)
 
 HERE = Path(__file__).resolve().parent
 NS3_REQUIREMENT = "ns3>=3.44,<3.45"
@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         tcpenergy = import_tcpenergy()
         version = getattr(tcpenergy, "__version__", "?")
         print(f"running tcpenergy {version}: {args.seeds} seeds", flush=True)
-        rows = time_runs(tcpenergy, scenario, range(1, args.seeds + 1), args.warmup)
+        prepared = prepare(tcpenergy, Path(args.scenario))
+        rows = time_runs(tcpenergy, prepared, range(1, args.seeds + 1), args.warmup)
         ours_sum = summarize(rows)
 
     print()
