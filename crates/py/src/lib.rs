@@ -54,7 +54,7 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
         catch_unwind(AssertUnwindSafe(|| {
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
-            tcpenergy_engine::run(&s, seed, RunOptions { trace }).map(|r| r.to_json())
+            tcpenergy_engine::run(&s, seed, RunOptions { trace, ..Default::default() }).map(|r| r.to_json())
         }))
     });
     guarded(py, || match result {
