@@ -8,6 +8,7 @@ use crate::error::EngineError;
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -96,14 +97,18 @@ pub fn builtin_names() -> Vec<&'static str> {
     BUILTIN.iter().map(|(n, _)| *n).collect()
 }
 
-/// Parse and check one built-in profile by name.
+/// Parse and check one built-in profile by name (parsed once per process, then cloned).
 pub fn builtin(name: &str) -> Option<Result<DeviceProfile, EngineError>> {
-    BUILTIN.iter().find(|(n, _)| *n == name).map(|(n, text)| {
-        let p: DeviceProfile = toml::from_str(text)
-            .map_err(|e| EngineError::Invariant(format!("built-in profile {n} does not parse: {e}")))?;
-        p.validate("").map_err(|e| EngineError::Invariant(format!("built-in profile {n}: {e}")))?;
-        Ok(p)
-    })
+    static PARSED: OnceLock<Vec<Result<DeviceProfile, EngineError>>> = OnceLock::new();
+    let parsed = PARSED.get_or_init(|| BUILTIN.iter().map(|(n, text)| parse_builtin(n, text)).collect());
+    BUILTIN.iter().position(|(n, _)| *n == name).map(|i| parsed[i].clone())
+}
+
+fn parse_builtin(name: &str, text: &str) -> Result<DeviceProfile, EngineError> {
+    let p: DeviceProfile =
+        toml::from_str(text).map_err(|e| EngineError::Invariant(format!("built-in profile {name} does not parse: {e}")))?;
+    p.validate("").map_err(|e| EngineError::Invariant(format!("built-in profile {name}: {e}")))?;
+    Ok(p)
 }
 
 impl DeviceProfile {
