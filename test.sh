@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the package with its test dependencies, then runs the engine's
-# Rust tests and the Python tests.
+# Rust tests and the Python tests. Both suites run even if the first fails, so one run reports
+# every failure; the exit status is non-zero if either failed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -9,9 +10,13 @@ PYTHON="${PYTHON:-python3}"
 echo "==> installing tcpenergy and its test dependencies"
 "$PYTHON" -m pip install --quiet --disable-pip-version-check ".[test]"
 
+status=0
+
 echo "==> engine tests (cargo)"
-cargo test --workspace --release
+cargo test --workspace --release --no-fail-fast || status=1
 
 echo "==> Python tests (pytest)"
 # python/ is not on sys.path here, so the tests import the installed package with its engine.
-"$PYTHON" -m pytest
+"$PYTHON" -m pytest || status=1
+
+exit "$status"

@@ -21,7 +21,10 @@ def quickstart() -> Path:
 @pytest.fixture
 def cli():
     """Invoke the CLI in-process: cli("run", path, "--format", "json") -> click Result."""
-    runner = CliRunner()
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2 mixes stderr into stdout by default
+    except TypeError:
+        runner = CliRunner()  # click >= 8.2 always keeps them apart
 
     def invoke(*args: object):
         return runner.invoke(app, [str(a) for a in args])

@@ -55,10 +55,14 @@ def test_profile_show_prints_every_figure_with_source_and_estimate_marks(cli):
     assert figures
     for figure in figures:
         assert figure.key in out
+        if figure.source:
+            assert figure.source.split()[0] in out
     assert "radio.tx_power_w" in out
-    assert "estimated" in out
-    if any(f.estimated for f in figures):
-        assert "*" in out
+    marked = [line for line in out.splitlines() if line.rstrip().endswith("(estimated)")]
+    assert len(marked) == sum(f.estimated for f in figures) > 0
+    # Published figures carry their source and no estimate mark.
+    assert not next(line for line in out.splitlines() if "radio.tx_power_w" in line).endswith(
+        "(estimated)")
 
 
 def test_unknown_profile_name_exits_2_listing_known_profiles(cli):

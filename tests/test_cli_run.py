@@ -113,3 +113,11 @@ def test_failed_run_leaves_existing_trace_file_untouched(cli, quickstart, tmp_pa
     assert result.exit_code == 2
     assert target.read_text() == "previous contents\n"
     assert [p.name for p in tmp_path.iterdir()] == ["trace.csv"]
+
+
+def test_run_cut_short_by_stop_after_is_marked_incomplete(cli, quickstart):
+    record = run_json(cli, quickstart, "--set", "stop_after=2s")
+    assert record["complete"] is False
+    table = cli("run", quickstart, "--set", "stop_after=2s")
+    assert table.exit_code == 0
+    assert "INCOMPLETE" in table.stdout

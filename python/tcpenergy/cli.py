@@ -1,6 +1,7 @@
 """The `tcpenergy` command line: run, validate, profiles."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads these annotations at run time, and
+# older typer releases (the newest on Python 3.9) cannot resolve them from strings.
 
 import sys
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ app = typer.Typer(
     help="Energy cost of TCP variants over impaired wireless paths.",
     add_completion=False,
     no_args_is_help=True,
-    # User errors are reported as one line; a traceback would only hide the message.
+    # User errors are caught and printed as one line; anything else is a bug: plain traceback.
     pretty_exceptions_enable=False,
 )
 

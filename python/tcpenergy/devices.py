@@ -13,6 +13,8 @@ from tcpenergy.records import flatten
 
 # Keys of a profile that describe it rather than hold a figure.
 _META_KEYS = ("name", "description", "estimated", "sources")
+# Display order of a profile's sections; the engine's JSON has its keys sorted alphabetically.
+_SECTION_ORDER = ("platform", "radio", "cpu")
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,15 @@ def _source(key: str, sources: Mapping[str, str]) -> Optional[str]:
     return sources[max(covering, key=len)] if covering else None
 
 
+def _display_rank(key: str) -> tuple:
+    section = key.split(".", 1)[0]
+    rank = _SECTION_ORDER.index(section) if section in _SECTION_ORDER else len(_SECTION_ORDER)
+    # Within a section, its own figures come before those of its sub-tables (cpu.cycles.*).
+    return rank, section, key.count("."), key
+
+
 def figures(profile: Mapping[str, Any]) -> List[Figure]:
-    """Every figure of a profile, in the profile's order."""
+    """Every figure of a profile: platform, then radio, then CPU."""
     estimated = list(profile.get("estimated") or [])
     sources = dict(profile.get("sources") or {})
     body = {key: value for key, value in profile.items() if key not in _META_KEYS}
@@ -65,5 +74,5 @@ def figures(profile: Mapping[str, Any]) -> List[Figure]:
             source=_source(key, sources),
             estimated=any(_matches(key, pattern) for pattern in estimated),
         )
-        for key, value in flatten(body).items()
+        for key, value in sorted(flatten(body).items(), key=lambda item: _display_rank(item[0]))
     ]

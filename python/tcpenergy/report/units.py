@@ -41,5 +41,6 @@ def plain(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        # Whole numbers such as 500e6 Hz read better written out than as 5e+08.
+        return f"{int(value):,}" if value.is_integer() and abs(value) < 1e15 else f"{value:g}"
     return str(value)
