@@ -160,6 +160,11 @@ def profiles_command(
     profiles_report.print_profile(profile, console)
 
 
+# Commands defined in their own modules register themselves on `app` when imported; they import
+# this module's helpers, so the imports come after everything above is defined.
+from tcpenergy import cli_experiments, cli_report, cli_reproduce  # noqa: E402,F401
+
+
 def main() -> None:
     try:
         app(prog_name="tcpenergy")

@@ -1,0 +1,1 @@
+"""The `report` commands of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""

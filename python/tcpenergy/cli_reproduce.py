@@ -1,0 +1,1 @@
+"""The `reproduce` commands of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
