@@ -30,7 +30,9 @@ fn impairment() -> impl Strategy<Value = String> {
 
 prop_compose! {
     fn scenario()(
-        variant in prop::sample::select(vec!["tahoe", "reno", "newreno", "sack"]),
+        variant in prop::sample::select(vec![
+            "tahoe", "reno", "newreno", "sack", "gaimd", "responsive", "smooth", "aggressive", "conservative", "cubic",
+        ]),
         bytes in 1..300_000u64,
         mtu in prop::sample::select(vec![512u32, 1500, 2296]),
         fwd in prop::collection::vec(impairment(), 0..3),

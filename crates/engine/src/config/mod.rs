@@ -84,6 +84,29 @@ pub struct TcpConfig {
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     pub dupack_threshold: u32,
+    /// TCP(α, β): additive increase in segments per RTT; unset = the variant's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// TCP(α, β): multiplicative decrease factor in (0, 1]; unset = the variant's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// A constant retransmission timeout replacing RFC 6298 (no backoff); unset = the variant's.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub fixed_rto: Option<SimDuration>,
+}
+
+mod opt_duration {
+    use super::serde_units;
+    use crate::units::SimDuration;
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
+        serde_units::duration::deserialize(d).map(Some)
+    }
+    pub fn serialize<S: serde::Serializer>(v: &Option<SimDuration>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(d) => serde_units::duration::serialize(d, s),
+            None => s.serialize_none(),
+        }
+    }
 }
 
 impl Default for TcpConfig {
@@ -104,6 +127,9 @@ impl Default for TcpConfig {
             cwnd_growth: CwndGrowth::PerAck,
             limited_transmit: false,
             dupack_threshold: 3,
+            alpha: None,
+            beta: None,
+            fixed_rto: None,
         }
     }
 }
@@ -111,7 +137,7 @@ impl Default for TcpConfig {
 impl TcpConfig {
     /// Whether the SACK option is negotiated.
     pub fn sack_enabled(&self) -> bool {
-        self.sack.unwrap_or(self.variant == Variant::Sack)
+        self.sack.unwrap_or(self.variant.uses_sack())
     }
 }
 
@@ -123,6 +149,18 @@ pub enum Variant {
     Reno,
     Newreno,
     Sack,
+    /// TCP(α, β) with NewReno recovery (seed 004 §2); α, β from `tcp.alpha`, `tcp.beta`.
+    Gaimd,
+    /// TCP(1.24, 0.25) (seed 004 §4.1).
+    Responsive,
+    /// TCP(0.31, 0.875) (seed 004 §4.1).
+    Smooth,
+    /// TCP(1.2, 1) with a fixed 50 ms timeout (seed 004 §5.1 calibration).
+    Aggressive,
+    /// TCP(0.3, 0.2) with a fixed 1 s timeout (seed 004 §5.1 calibration).
+    Conservative,
+    /// CUBIC (RFC 9438) with SACK recovery.
+    Cubic,
 }
 
 impl Variant {
@@ -132,7 +170,23 @@ impl Variant {
             Variant::Reno => "reno",
             Variant::Newreno => "newreno",
             Variant::Sack => "sack",
+            Variant::Gaimd => "gaimd",
+            Variant::Responsive => "responsive",
+            Variant::Smooth => "smooth",
+            Variant::Aggressive => "aggressive",
+            Variant::Conservative => "conservative",
+            Variant::Cubic => "cubic",
         }
+    }
+
+    /// Whether the variant is a TCP(α, β) member.
+    pub fn is_aimd(self) -> bool {
+        matches!(self, Variant::Gaimd | Variant::Responsive | Variant::Smooth | Variant::Aggressive | Variant::Conservative)
+    }
+
+    /// Whether this variant's loss recovery reads SACK information (so SACK is negotiated by default).
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Variant::Sack | Variant::Cubic)
     }
 }
 
@@ -452,6 +506,25 @@ impl Scenario {
         }
         if t.initial_rto.0 == 0 {
             return Err(e("tcp.initial_rto", "must be > 0"));
+        }
+        if let Some(a) = t.alpha {
+            if !(a.is_finite() && a > 0.0) {
+                return Err(e("tcp.alpha", format!("must be a number > 0 (segments per RTT), got {a}")));
+            }
+        }
+        if let Some(b) = t.beta {
+            if !(b > 0.0 && b <= 1.0) {
+                return Err(e("tcp.beta", format!("must be in (0, 1], got {b}")));
+            }
+        }
+        if (t.alpha.is_some() || t.beta.is_some()) && !t.variant.is_aimd() {
+            return Err(e(
+                "tcp.alpha",
+                "alpha and beta apply to the TCP(alpha, beta) variants: gaimd, responsive, smooth, aggressive, conservative",
+            ));
+        }
+        if t.fixed_rto.is_some_and(|d| d.0 == 0) {
+            return Err(e("tcp.fixed_rto", "must be > 0"));
         }
         if t.dupack_threshold == 0 {
             return Err(e("tcp.dupack_threshold", "must be at least 1"));

@@ -15,6 +15,8 @@ pub struct RttEstimator {
     min_rto: u64,
     max_rto: u64,
     granularity: u64,
+    /// A fixed timeout that replaces the estimate and is never backed off (seed 004 §5.1).
+    fixed: Option<u64>,
 }
 
 impl RttEstimator {
@@ -27,7 +29,14 @@ impl RttEstimator {
             min_rto: min_rto.0,
             max_rto: max_rto.0,
             granularity: granularity.0,
+            fixed: None,
         }
+    }
+
+    /// Replace RFC 6298 by a constant timeout, with no backoff.
+    pub fn with_fixed_rto(mut self, rto: SimDuration) -> Self {
+        self.fixed = Some(rto.0);
+        self
     }
 
     /// Take one RTT measurement R (RFC 6298 §2.2-2.3, alpha = 1/8, beta = 1/4).
@@ -53,13 +62,16 @@ impl RttEstimator {
 
     /// The timeout to arm now: the RTO doubled once per consecutive expiry, capped at max_rto.
     pub fn rto(&self) -> SimDuration {
+        if let Some(f) = self.fixed {
+            return SimDuration(f);
+        }
         let shifted = self.rto.checked_shl(self.backoff).filter(|v| v >> self.backoff == self.rto);
         SimDuration(shifted.unwrap_or(u64::MAX).min(self.max_rto))
     }
 
     /// RFC 6298 §5.5: back off the timer after an expiry.
     pub fn on_timeout(&mut self) {
-        if self.rto() .0 < self.max_rto {
+        if self.fixed.is_none() && self.rto().0 < self.max_rto {
             self.backoff += 1;
         }
     }
@@ -112,6 +124,15 @@ mod tests {
             e.on_timeout();
         }
         assert_eq!(e.rto(), SimDuration::from_secs(60));
+    }
+
+    #[test]
+    fn a_fixed_rto_ignores_samples_and_never_backs_off_seed004() {
+        let mut e = est().with_fixed_rto(SimDuration::from_millis(50));
+        e.on_sample(SimDuration::from_millis(300));
+        e.on_timeout();
+        e.on_timeout();
+        assert_eq!(e.rto(), SimDuration::from_millis(50));
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub struct SenderParams {
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
     pub clock_granularity: SimDuration,
+    /// A constant RTO replacing RFC 6298 (seed 004's calibration protocols), without backoff.
+    pub fixed_rto: Option<SimDuration>,
 }
 
 #[derive(Debug, Clone)]
@@ -99,8 +101,13 @@ impl Sender {
             snd_max: ISS,
             pending_rexmit: None,
             bytes_acked: 0,
+            now: SimTime::ZERO,
+            srtt: None,
         };
-        let rtt = RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.clock_granularity);
+        let mut rtt = RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.clock_granularity);
+        if let Some(fixed) = params.fixed_rto {
+            rtt = rtt.with_fixed_rto(fixed);
+        }
         Self {
             tcb,
             sb: Scoreboard::new(),
@@ -182,6 +189,7 @@ impl Sender {
 
     /// Process the acknowledgment information of an incoming segment that has the ACK flag.
     pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        self.tcb.now = now;
         let ack = seg.ack;
         if !self.open || ack > self.tcb.snd_max {
             return; // RFC 9293 §3.10.7.4: an ACK for something not yet sent is ignored.
@@ -231,6 +239,7 @@ impl Sender {
     }
 
     fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, cpu: &mut CpuMeter) {
+        self.tcb.now = now;
         let acked = self.sb.on_cumulative_ack(ack);
         self.tcb.snd_una = ack;
         self.tcb.snd_nxt = self.tcb.snd_nxt.max(ack);
@@ -259,6 +268,7 @@ impl Sender {
         };
         if let Some(r) = sample {
             self.rtt.on_sample(r);
+            self.tcb.srtt = self.rtt.srtt();
         }
 
         let mut restart = true;
@@ -290,6 +300,7 @@ impl Sender {
     }
 
     fn on_duplicate_ack(&mut self, now: SimTime, _cpu: &mut CpuMeter) {
+        self.tcb.now = now;
         self.counters.dupacks_received += 1;
         self.tcb.dupacks += 1;
         match self.tcb.ca_state {
@@ -306,7 +317,7 @@ impl Sender {
         self.counters.fast_retransmits += 1;
         self.tcb.dupacks = self.tcb.dupacks.max(self.params.dupthresh);
         self.tcb.bytes_acked = 0;
-        self.recovery.on_enter(&mut self.tcb, &mut self.sb, &self.cc);
+        self.recovery.on_enter(&mut self.tcb, &mut self.sb, &mut self.cc);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -324,9 +335,10 @@ impl Sender {
             return;
         }
         self.counters.timeouts += 1;
+        self.tcb.now = now;
         if self.rtt.backoff() == 0 {
             // RFC 5681 eq. (4), applied once per segment however often it times out.
-            self.tcb.ssthresh = self.cc.ssthresh_after_loss(&self.tcb);
+            self.tcb.ssthresh = self.cc.on_congestion_event(&self.tcb);
         }
         self.tcb.cwnd = self.cc.cwnd_after_timeout(&self.tcb);
         self.tcb.recover = self.tcb.snd_max;

@@ -1,10 +1,11 @@
 //! Named variants as recipes: a congestion controller, a loss-recovery policy and the options
 //! they need. This is the only place that knows variant names.
 
-use super::cc::{AnyCc, RenoCc};
+use super::cc::{AimdCc, AnyCc, CubicCc};
 use super::recovery::{AnyRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
 use super::sender::SenderParams;
 use crate::config::{Scenario, Ssthresh, Variant};
+use crate::units::SimDuration;
 
 #[derive(Debug, Clone)]
 pub struct Recipe {
@@ -13,15 +14,35 @@ pub struct Recipe {
     pub sender: SenderParams,
 }
 
+/// TCP(α, β) presets of seed 004: (α, β, fixed timeout).
+fn aimd_preset(v: Variant) -> (f64, f64, Option<SimDuration>) {
+    match v {
+        Variant::Responsive => (1.24, 0.25, None),
+        Variant::Smooth => (0.31, 0.875, None),
+        Variant::Aggressive => (1.2, 1.0, Some(SimDuration::from_millis(50))),
+        Variant::Conservative => (0.3, 0.2, Some(SimDuration::from_secs(1))),
+        _ => (1.0, 0.5, None),
+    }
+}
+
 impl Recipe {
     pub fn for_scenario(s: &Scenario) -> Self {
         let t = &s.tcp;
-        let cc = AnyCc::Reno(RenoCc { growth: t.cwnd_growth });
+        let (alpha, beta, preset_rto) = aimd_preset(t.variant);
+        let cc = match t.variant {
+            Variant::Cubic => AnyCc::Cubic(CubicCc::default()),
+            _ => AnyCc::Aimd(AimdCc { growth: t.cwnd_growth, alpha: t.alpha.unwrap_or(alpha), beta: t.beta.unwrap_or(beta) }),
+        };
         let recovery = match t.variant {
             Variant::Tahoe => AnyRecovery::Tahoe(TahoeRecovery),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::Newreno => AnyRecovery::NewReno(NewRenoRecovery::default()),
-            Variant::Sack => AnyRecovery::Sack(SackRecovery),
+            Variant::Sack | Variant::Cubic => AnyRecovery::Sack(SackRecovery),
+            Variant::Newreno
+            | Variant::Gaimd
+            | Variant::Responsive
+            | Variant::Smooth
+            | Variant::Aggressive
+            | Variant::Conservative => AnyRecovery::NewReno(NewRenoRecovery::default()),
         };
         let sender = SenderParams {
             smss: s.smss(),
@@ -38,6 +59,7 @@ impl Recipe {
             min_rto: t.min_rto,
             max_rto: t.max_rto,
             clock_granularity: t.clock_granularity,
+            fixed_rto: t.fixed_rto.or(preset_rto),
         };
         Self { cc, recovery, sender }
     }

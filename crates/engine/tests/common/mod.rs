@@ -5,6 +5,12 @@ use tcpenergy_engine::{run, RunOptions, RunResult, Scenario};
 
 /// The standard single-path scenario (2 Mbit/s, 20 ms each way), with `extra` TOML appended.
 pub fn scenario(variant: &str, bytes: &str, forward_impairments: &str, extra: &str) -> Scenario {
+    let variant_line = format!("variant = \"{variant}\"\n");
+    let extra = if extra.contains("[tcp]\n") {
+        extra.replacen("[tcp]\n", &format!("[tcp]\n{variant_line}"), 1)
+    } else {
+        format!("{extra}\n[tcp]\n{variant_line}")
+    };
     let text = format!(
         r#"
 name = "test"
@@ -25,9 +31,7 @@ bytes = "{bytes}"
 {extra}
 "#
     );
-    let mut s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("bad test scenario: {e}\n{text}"));
-    s.tcp.variant = serde_json::from_value(serde_json::Value::String(variant.into())).unwrap();
-    s
+    Scenario::from_toml(&text).unwrap_or_else(|e| panic!("bad test scenario: {e}\n{text}"))
 }
 
 pub fn run_seed(s: &Scenario, seed: u64) -> RunResult {

@@ -26,7 +26,7 @@ pub enum AckOutcome {
 
 pub trait LossRecovery {
     /// The duplicate-ACK threshold was reached (fast retransmit, RFC 5681 §3.2 step 2).
-    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &AnyCc);
+    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut AnyCc);
     /// A further duplicate ACK while in recovery.
     fn on_dupack(&mut self, _tcb: &mut Tcb) {}
     /// New data acknowledged while in recovery; `acked` bytes were newly acknowledged.
@@ -63,7 +63,7 @@ macro_rules! dispatch {
 
 impl LossRecovery for AnyRecovery {
     #[inline]
-    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut AnyCc) {
         dispatch!(self, r => r.on_enter(tcb, sb, cc))
     }
     #[inline]
@@ -98,5 +98,7 @@ pub(crate) fn test_tcb() -> Tcb {
         snd_max: 10_001,
         pending_rexmit: None,
         bytes_acked: 0,
+        now: Default::default(),
+        srtt: None,
     }
 }

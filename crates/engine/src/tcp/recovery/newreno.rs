@@ -14,7 +14,7 @@ pub struct NewRenoRecovery {
 }
 
 impl LossRecovery for NewRenoRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut AnyCc) {
         self.partial_acks = 0;
         let dupthresh = tcb.dupacks as u64;
         enter_fast_recovery(tcb, cc, dupthresh);
@@ -54,15 +54,15 @@ impl LossRecovery for NewRenoRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::RenoCc;
+    use crate::tcp::cc::AimdCc;
     use crate::tcp::recovery::test_tcb;
 
     #[test]
     fn newreno_partial_ack_retransmits_next_hole_and_stays_in_recovery() {
         let mut t = test_tcb();
-        let cc = AnyCc::Reno(RenoCc { growth: CwndGrowth::PerAck });
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
         let mut r = NewRenoRecovery::default();
-        r.on_enter(&mut t, &mut Scoreboard::new(), &cc);
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         t.pending_rexmit = None;
         t.snd_una = 3001;
         assert_eq!(r.on_ack(&mut t, 3000), AckOutcome::Partial { restart_timer: true });
@@ -76,9 +76,9 @@ mod tests {
     #[test]
     fn newreno_full_ack_exits_with_cwnd_at_most_ssthresh() {
         let mut t = test_tcb();
-        let cc = AnyCc::Reno(RenoCc { growth: CwndGrowth::PerAck });
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
         let mut r = NewRenoRecovery::default();
-        r.on_enter(&mut t, &mut Scoreboard::new(), &cc);
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         t.snd_una = 10_001;
         assert_eq!(r.on_ack(&mut t, 10_000), AckOutcome::Exited);
         assert_eq!(t.cwnd, 1000 + 1000);

@@ -12,8 +12,8 @@ use crate::tcp::tcb::{CaState, Tcb};
 pub struct RenoRecovery;
 
 /// RFC 5681 §3.2 steps 2-3, shared with NewReno (RFC 6582 §3.2 step 2).
-pub(super) fn enter_fast_recovery(tcb: &mut Tcb, cc: &AnyCc, dupthresh: u64) {
-    tcb.ssthresh = cc.ssthresh_after_loss(tcb);
+pub(super) fn enter_fast_recovery(tcb: &mut Tcb, cc: &mut AnyCc, dupthresh: u64) {
+    tcb.ssthresh = cc.on_congestion_event(tcb);
     tcb.pending_rexmit = Some(tcb.snd_una);
     tcb.cwnd = tcb.ssthresh + dupthresh * tcb.smss;
     tcb.recover = tcb.snd_max;
@@ -21,7 +21,7 @@ pub(super) fn enter_fast_recovery(tcb: &mut Tcb, cc: &AnyCc, dupthresh: u64) {
 }
 
 impl LossRecovery for RenoRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut AnyCc) {
         let dupthresh = tcb.dupacks as u64;
         enter_fast_recovery(tcb, cc, dupthresh);
     }
@@ -42,15 +42,15 @@ impl LossRecovery for RenoRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::RenoCc;
+    use crate::tcp::cc::AimdCc;
     use crate::tcp::recovery::test_tcb;
 
     #[test]
     fn reno_sets_cwnd_to_ssthresh_plus_three_and_inflates_per_dupack() {
         let mut t = test_tcb();
-        let cc = AnyCc::Reno(RenoCc { growth: CwndGrowth::PerAck });
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
         let mut r = RenoRecovery;
-        r.on_enter(&mut t, &mut Scoreboard::new(), &cc);
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         assert_eq!(t.ssthresh, 5000);
         assert_eq!(t.cwnd, 8000);
         assert_eq!(t.pending_rexmit, Some(1));
@@ -61,9 +61,9 @@ mod tests {
     #[test]
     fn reno_leaves_recovery_on_the_first_partial_ack() {
         let mut t = test_tcb();
-        let cc = AnyCc::Reno(RenoCc { growth: CwndGrowth::PerAck });
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
         let mut r = RenoRecovery;
-        r.on_enter(&mut t, &mut Scoreboard::new(), &cc);
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         t.snd_una = 2001; // partial: recover is 10001
         assert_eq!(r.on_ack(&mut t, 2000), AckOutcome::Exited);
         assert_eq!(t.cwnd, 5000);

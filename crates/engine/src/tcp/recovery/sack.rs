@@ -12,10 +12,10 @@ use crate::tcp::tcb::{CaState, Tcb};
 pub struct SackRecovery;
 
 impl LossRecovery for SackRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut AnyCc) {
         // RFC 6675 §5 steps (4.1)-(4.3).
         tcb.recover = tcb.snd_max;
-        tcb.ssthresh = cc.ssthresh_after_loss(tcb);
+        tcb.ssthresh = cc.on_congestion_event(tcb);
         tcb.cwnd = tcb.ssthresh;
         tcb.ca_state = CaState::Recovery;
         sb.start_episode();
@@ -44,14 +44,14 @@ impl LossRecovery for SackRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::RenoCc;
+    use crate::tcp::cc::AimdCc;
     use crate::tcp::recovery::test_tcb;
 
     #[test]
     fn sack_entry_sets_cwnd_and_ssthresh_to_half_flight_rfc6675() {
         let mut t = test_tcb();
-        let cc = AnyCc::Reno(RenoCc { growth: CwndGrowth::PerAck });
-        SackRecovery.on_enter(&mut t, &mut Scoreboard::new(), &cc);
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
+        SackRecovery.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         assert_eq!((t.cwnd, t.ssthresh), (5000, 5000));
         assert_eq!(t.recover, 10_001);
         assert_eq!(t.pending_rexmit, Some(1));

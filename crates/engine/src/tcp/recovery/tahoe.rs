@@ -11,8 +11,8 @@ use crate::tcp::tcb::{CaState, Tcb};
 pub struct TahoeRecovery;
 
 impl LossRecovery for TahoeRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &AnyCc) {
-        tcb.ssthresh = cc.ssthresh_after_loss(tcb);
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut AnyCc) {
+        tcb.ssthresh = cc.on_congestion_event(tcb);
         tcb.cwnd = tcb.smss;
         tcb.recover = tcb.snd_max;
         // Go back to the first unacknowledged segment and slow-start from there.
@@ -30,14 +30,14 @@ impl LossRecovery for TahoeRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::RenoCc;
+    use crate::tcp::cc::AimdCc;
     use crate::tcp::recovery::test_tcb;
 
     #[test]
     fn tahoe_fast_retransmit_restarts_slow_start_from_one_segment() {
         let mut t = test_tcb();
-        let cc = AnyCc::Reno(RenoCc { growth: CwndGrowth::PerAck });
-        TahoeRecovery.on_enter(&mut t, &mut Scoreboard::new(), &cc);
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
+        TahoeRecovery.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         assert_eq!(t.cwnd, 1000);
         assert_eq!(t.ssthresh, 5000);
         assert_eq!(t.snd_nxt, t.snd_una);
