@@ -51,6 +51,7 @@ pub struct FlowResult {
     pub acks_sent: u64,
     pub sack_blocks_sent: u64,
     pub dupacks_received: u64,
+    pub ecn_reductions: u64,
     pub out_of_order_segments: u64,
     pub duplicate_segments: u64,
     /// IP bytes sent by the sender and by the receiver.
@@ -132,6 +133,7 @@ impl RunResult {
                 acks_sent: p.receiver.counters.pure_acks_sent,
                 sack_blocks_sent: p.receiver.counters.sack_blocks_sent,
                 dupacks_received: snd.dupacks_received,
+                ecn_reductions: snd.ecn_reductions,
                 out_of_order_segments: rcv_counters.out_of_order_segments,
                 duplicate_segments: rcv_counters.duplicate_segments,
                 wire_bytes_sender: p.sender.counters.wire_bytes_out,

@@ -31,7 +31,7 @@ fn impairment() -> impl Strategy<Value = String> {
 prop_compose! {
     fn scenario()(
         variant in prop::sample::select(vec![
-            "tahoe", "reno", "newreno", "sack", "gaimd", "responsive", "smooth", "aggressive", "conservative", "cubic",
+            "tahoe", "reno", "newreno", "sack", "gaimd", "responsive", "smooth", "aggressive", "conservative", "cubic", "ecn",
         ]),
         bytes in 1..300_000u64,
         mtu in prop::sample::select(vec![512u32, 1500, 2296]),

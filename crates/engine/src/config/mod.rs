@@ -50,9 +50,36 @@ pub struct LinkConfig {
     pub rate: u64,
     #[serde(with = "serde_units::duration")]
     pub delay: SimDuration,
-    /// Drop-tail queue capacity in packets.
+    /// Queue capacity in packets (drop-tail beyond it).
     pub queue: u32,
+    /// Random Early Detection on this link's queue; unset = drop-tail only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red: Option<RedConfig>,
     pub impairments: Vec<Impairment>,
+}
+
+/// RED parameters (Floyd & Jacobson 1993); thresholds in packets of average queue length.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// Weight w_q of the average-queue estimator.
+    #[serde(default = "default_red_weight")]
+    pub weight: f64,
+    /// Mark ECN-capable packets with CE instead of dropping them (RFC 3168).
+    #[serde(default = "yes")]
+    pub ecn: bool,
+}
+
+fn default_red_weight() -> f64 {
+    // Floyd & Jacobson 1993 recommend w_q >= 0.001; 0.002 is the common default.
+    0.002
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// TCP settings: the variant and the fidelity knobs other simulators need matched.
@@ -84,6 +111,8 @@ pub struct TcpConfig {
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     pub dupack_threshold: u32,
+    /// RFC 3168 ECN: ECT on data, ECE echoed until CWR, one reduction per window.
+    pub ecn: bool,
     /// TCP(α, β): additive increase in segments per RTT; unset = the variant's value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -127,6 +156,7 @@ impl Default for TcpConfig {
             cwnd_growth: CwndGrowth::PerAck,
             limited_transmit: false,
             dupack_threshold: 3,
+            ecn: false,
             alpha: None,
             beta: None,
             fixed_rto: None,
@@ -136,6 +166,10 @@ impl Default for TcpConfig {
 
 impl TcpConfig {
     /// Whether the SACK option is negotiated.
+    pub fn ecn_enabled(&self) -> bool {
+        self.ecn || self.variant.forces_ecn()
+    }
+
     pub fn sack_enabled(&self) -> bool {
         self.sack.unwrap_or(self.variant.uses_sack())
     }
@@ -161,6 +195,8 @@ pub enum Variant {
     Conservative,
     /// CUBIC (RFC 9438) with SACK recovery.
     Cubic,
+    /// NewReno congestion control with SACK recovery and ECN (RFC 3168) on.
+    Ecn,
 }
 
 impl Variant {
@@ -176,6 +212,7 @@ impl Variant {
             Variant::Aggressive => "aggressive",
             Variant::Conservative => "conservative",
             Variant::Cubic => "cubic",
+            Variant::Ecn => "ecn",
         }
     }
 
@@ -186,7 +223,12 @@ impl Variant {
 
     /// Whether this variant's loss recovery reads SACK information (so SACK is negotiated by default).
     pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Cubic)
+        matches!(self, Variant::Sack | Variant::Cubic | Variant::Ecn)
+    }
+
+    /// Whether the variant turns ECN on whatever `tcp.ecn` says.
+    pub fn forces_ecn(self) -> bool {
+        matches!(self, Variant::Ecn)
     }
 }
 
@@ -354,12 +396,13 @@ struct RawLink {
     #[serde(with = "serde_units::duration")]
     delay: SimDuration,
     queue: u32,
+    red: Option<RedConfig>,
     impairments: Vec<Value>,
 }
 
 impl Default for RawLink {
     fn default() -> Self {
-        Self { rate: 2_000_000, delay: SimDuration::from_millis(20), queue: 100, impairments: vec![] }
+        Self { rate: 2_000_000, delay: SimDuration::from_millis(20), queue: 100, red: None, impairments: vec![] }
     }
 }
 
@@ -570,7 +613,19 @@ fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, EngineError> {
         .enumerate()
         .map(|(i, v)| Impairment::from_value(v, &format!("{prefix}.impairments.{i}")))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(LinkConfig { rate: raw.rate, delay: raw.delay, queue: raw.queue, impairments })
+    if let Some(r) = raw.red {
+        let at = |k: &str| format!("{prefix}.red.{k}");
+        if !(r.min_th >= 0.0 && r.min_th < r.max_th) {
+            return Err(EngineError::config(at("min_th"), "must be >= 0 and below max_th"));
+        }
+        if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+            return Err(EngineError::config(at("max_p"), format!("must be in (0, 1], got {}", r.max_p)));
+        }
+        if !(r.weight > 0.0 && r.weight <= 1.0) {
+            return Err(EngineError::config(at("weight"), format!("must be in (0, 1], got {}", r.weight)));
+        }
+    }
+    Ok(LinkConfig { rate: raw.rate, delay: raw.delay, queue: raw.queue, red: raw.red, impairments })
 }
 
 fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, EngineError> {

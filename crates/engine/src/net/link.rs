@@ -7,6 +7,8 @@
 //! The queue length seen by a new packet is the number of packets scheduled but not yet started.
 
 use super::impair::{self, AnyImpairment, Verdict};
+use super::queue::red::{Red, RedVerdict};
+use crate::sim::rng::Stream;
 use crate::config::LinkConfig;
 use crate::units::{airtime, SimDuration, SimTime};
 use serde::Serialize;
@@ -20,6 +22,10 @@ pub struct LinkCounters {
     pub packets_delivered: u64,
     pub dropped_channel: u64,
     pub dropped_queue: u64,
+    /// Dropped early by RED.
+    pub dropped_red: u64,
+    /// Marked Congestion Experienced by RED instead of dropped.
+    pub marked_ce: u64,
 }
 
 #[derive(Debug)]
@@ -35,6 +41,7 @@ pub struct Link {
     /// When the transmitter finishes everything scheduled so far.
     busy_until: SimTime,
     impairments: Vec<AnyImpairment>,
+    red: Option<Red>,
     /// The last (packet size, airtime) computed: most packets share a size, and the division is
     /// a noticeable cost per packet.
     airtime_memo: (u32, SimDuration),
@@ -48,8 +55,8 @@ pub enum Fate {
     QueueFull,
     /// Transmitted during `[start, end)` and lost on the channel.
     Lost { start: SimTime, end: SimTime },
-    /// Transmitted during `[start, end)`; arrives at the far end at `at`.
-    Arrives { start: SimTime, end: SimTime, at: SimTime },
+    /// Transmitted during `[start, end)`; arrives at the far end at `at`, CE-marked if `ce`.
+    Arrives { start: SimTime, end: SimTime, at: SimTime, ce: bool },
 }
 
 impl Link {
@@ -70,6 +77,7 @@ impl Link {
             starts: VecDeque::with_capacity(cfg.queue as usize + 1),
             busy_until: SimTime::ZERO,
             impairments,
+            red: cfg.red.map(|r| Red::new(r, Stream::new(run_seed, &format!("{name}.red")))),
             airtime_memo: (0, airtime(frame_overhead as u64, cfg.rate)),
             counters: LinkCounters::default(),
         }
@@ -81,9 +89,10 @@ impl Link {
         airtime((wire_len + self.frame_overhead) as u64, self.rate_bps)
     }
 
-    /// Hand a packet of `wire_len` IP bytes to the link at `now`.
+    /// Hand a packet of `wire_len` IP bytes to the link at `now`; `ect` says whether it is
+    /// ECN-capable.
     #[inline]
-    pub fn send(&mut self, now: SimTime, wire_len: u32) -> Fate {
+    pub fn send(&mut self, now: SimTime, wire_len: u32, ect: bool) -> Fate {
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += wire_len as u64;
         // Packets whose transmission has begun have left the queue.
@@ -96,6 +105,22 @@ impl Link {
         if in_service && waiting >= self.capacity {
             self.counters.dropped_queue += 1;
             return Fate::QueueFull;
+        }
+        let mut ce = false;
+        if let Some(red) = &mut self.red {
+            let idle = if in_service { SimDuration::ZERO } else { now.saturating_since(self.busy_until) };
+            let small = airtime(1500, self.rate_bps);
+            match red.on_arrival(waiting + in_service as usize, idle, small, ect, now) {
+                RedVerdict::Enqueue => {}
+                RedVerdict::Mark => {
+                    self.counters.marked_ce += 1;
+                    ce = true;
+                }
+                RedVerdict::Drop => {
+                    self.counters.dropped_red += 1;
+                    return Fate::QueueFull;
+                }
+            }
         }
         let start = now.max(self.busy_until);
         if self.airtime_memo.0 != wire_len {
@@ -113,11 +138,11 @@ impl Link {
             }
             Verdict::Pass => {
                 self.counters.packets_delivered += 1;
-                Fate::Arrives { start, end, at: end + self.delay }
+                Fate::Arrives { start, end, at: end + self.delay, ce }
             }
             Verdict::Delay(extra) => {
                 self.counters.packets_delivered += 1;
-                Fate::Arrives { start, end, at: end + self.delay + extra }
+                Fate::Arrives { start, end, at: end + self.delay + extra, ce }
             }
         }
     }
@@ -129,7 +154,7 @@ mod tests {
     use crate::config::LinkConfig;
 
     fn link(queue: u32) -> Link {
-        let cfg = LinkConfig { rate: 1_000_000, delay: SimDuration::from_millis(10), queue, impairments: vec![] };
+        let cfg = LinkConfig { rate: 1_000_000, delay: SimDuration::from_millis(10), queue, red: None, impairments: vec![] };
         Link::new(&cfg, 0, 1, 0, 1, "l")
     }
 
@@ -137,21 +162,21 @@ mod tests {
     fn back_to_back_packets_serialize_one_after_another() {
         let mut l = link(10);
         // 125 bytes at 1 Mbit/s = 1 ms.
-        let a = l.send(SimTime(0), 125);
-        let b = l.send(SimTime(0), 125);
-        assert_eq!(a, Fate::Arrives { start: SimTime(0), end: SimTime(1_000_000), at: SimTime(11_000_000) });
-        assert_eq!(b, Fate::Arrives { start: SimTime(1_000_000), end: SimTime(2_000_000), at: SimTime(12_000_000) });
+        let a = l.send(SimTime(0), 125, false);
+        let b = l.send(SimTime(0), 125, false);
+        assert_eq!(a, Fate::Arrives { start: SimTime(0), end: SimTime(1_000_000), at: SimTime(11_000_000), ce: false });
+        assert_eq!(b, Fate::Arrives { start: SimTime(1_000_000), end: SimTime(2_000_000), at: SimTime(12_000_000), ce: false });
     }
 
     #[test]
     fn drop_tail_drops_when_the_queue_is_full() {
         let mut l = link(2);
-        let fates: Vec<_> = (0..5).map(|_| l.send(SimTime(0), 125)).collect();
+        let fates: Vec<_> = (0..5).map(|_| l.send(SimTime(0), 125, false)).collect();
         // One in service, two waiting, the rest dropped.
         assert!(matches!(fates[2], Fate::Arrives { .. }));
         assert_eq!(fates[3], Fate::QueueFull);
         assert_eq!(fates[4], Fate::QueueFull);
         // Once the first has left, there is room again.
-        assert!(matches!(l.send(SimTime(1_000_000), 125), Fate::Arrives { .. }));
+        assert!(matches!(l.send(SimTime(1_000_000), 125, false), Fate::Arrives { .. }));
     }
 }

@@ -2,3 +2,4 @@
 
 pub mod impair;
 pub mod link;
+pub mod queue;

@@ -11,7 +11,7 @@ use crate::metrics::trace::Trace;
 use crate::net::link::{Fate, Link};
 use crate::result::RunResult;
 use crate::tcp::endpoint::{Endpoint, Role};
-use crate::tcp::segment::Segment;
+use crate::tcp::segment::{Ecn, Segment};
 use crate::units::SimTime;
 use queue::EventQueue;
 
@@ -196,13 +196,17 @@ impl<'a> World<'a> {
     #[inline]
     fn enqueue(&mut self, n: usize, seg: Segment) {
         let link = &mut self.links[n];
-        match link.send(self.now, seg.wire_len()) {
+        match link.send(self.now, seg.wire_len(), seg.ecn != Ecn::NotEct) {
             Fate::QueueFull => {}
             Fate::Lost { start, end } => self.nodes[link.from].radio.transmit(start, end),
-            Fate::Arrives { start, end, at } => {
+            Fate::Arrives { start, end, at, ce } => {
                 let to = link.to;
                 self.nodes[link.from].radio.transmit(start, end);
                 self.nodes[to].radio.receive(SimTime(at.0 - (end.0 - start.0)), at);
+                let mut seg = seg;
+                if ce {
+                    seg.ecn = Ecn::Ce;
+                }
                 let p = self.packets.insert(seg);
                 self.queue.push(at, Event::Arrive { node: to as u8, packet: p });
             }

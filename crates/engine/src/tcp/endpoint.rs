@@ -58,6 +58,7 @@ impl Endpoint {
             delack_timeout: tcp.delayed_ack.timeout,
             window: tcp.receive_buffer.min(max_window) as u32,
             mss: smss,
+            ecn: tcp.ecn_enabled(),
         };
         let mut sender = Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes);
         if role == Role::Active {
@@ -116,7 +117,7 @@ impl Endpoint {
         let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
         if due {
             let seq = self.sender.tcb.snd_nxt.max(self.sender.tcb.snd_una);
-            let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false };
+            let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false };
             cpu.charge(now, Op::AckSent);
             self.counters.pure_acks_sent += 1;
             return Some(self.build(now, out, cpu));
@@ -132,9 +133,15 @@ impl Endpoint {
         if out.fin {
             flags = flags.with(Flags::FIN);
         }
+        if out.cwr {
+            flags = flags.with(Flags::CWR);
+        }
         let (ack, window, sack) = match &mut self.receiver {
             Some(r) => {
                 flags = flags.with(Flags::ACK);
+                if r.ece {
+                    flags = flags.with(Flags::ECE);
+                }
                 r.build_ack(now, cpu)
             }
             None => (0, self.receiver_params.window, Default::default()),
@@ -142,6 +149,9 @@ impl Endpoint {
         let mut seg = Segment::new(out.seq, ack, out.len, flags, window);
         seg.sack = sack;
         seg.retransmission = out.retransmission;
+        if out.ect {
+            seg.ecn = super::segment::Ecn::Ect;
+        }
         if self.timestamps {
             let ecr = self.receiver.as_ref().map_or(0, |r| r.ts_recent());
             seg.ts = Some(Timestamps { val: timestamp_ms(now), ecr });

@@ -19,6 +19,8 @@ pub struct ReceiverParams {
     pub window: u32,
     /// Full-sized segment length for the delayed-ACK count.
     pub mss: u32,
+    /// RFC 3168 ECN negotiated.
+    pub ecn: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,6 +51,8 @@ pub struct Receiver {
     /// RFC 7323 TS.Recent and Last.ACK.sent.
     ts_recent: u32,
     last_ack_sent: u64,
+    /// RFC 3168 §6.1.3: set ECE on every ACK from a CE arrival until a CWR arrives.
+    pub ece: bool,
     /// Application bytes delivered in order.
     pub delivered: u64,
     pub delivered_at: Option<SimTime>,
@@ -72,6 +76,7 @@ impl Receiver {
             delack_deadline: None,
             ack_now: true,
             ts_recent: syn_ts.unwrap_or(0),
+            ece: false,
             last_ack_sent: irs + 1,
             delivered: 0,
             delivered_at: None,
@@ -119,6 +124,15 @@ impl Receiver {
         if seg.len > 0 {
             self.counters.data_segments_received += 1;
             cpu.charge(now, Op::SegmentReceived { bytes: seg.len });
+        }
+        if self.params.ecn {
+            // CWR first: a CE mark on the same segment starts a new echo (RFC 3168 §6.1.3).
+            if seg.flags.contains(super::segment::Flags::CWR) {
+                self.ece = false;
+            }
+            if seg.ecn == super::segment::Ecn::Ce {
+                self.ece = true;
+            }
         }
 
         if self.params.timestamps {

@@ -25,6 +25,10 @@ pub struct OutSegment {
     pub syn: bool,
     pub fin: bool,
     pub retransmission: bool,
+    /// ECN-capable transport (RFC 3168 §6.1.1: new data only, not retransmissions or ACKs).
+    pub ect: bool,
+    /// Congestion Window Reduced: the first new data segment after an ECN reduction.
+    pub cwr: bool,
 }
 
 /// Per-connection sending counters.
@@ -38,6 +42,8 @@ pub struct SenderCounters {
     pub fast_retransmits: u64,
     pub payload_bytes_sent: u64,
     pub dupacks_received: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
 }
 
 /// Settings the sender needs, derived from the scenario.
@@ -56,6 +62,8 @@ pub struct SenderParams {
     pub clock_granularity: SimDuration,
     /// A constant RTO replacing RFC 6298 (seed 004's calibration protocols), without backoff.
     pub fixed_rto: Option<SimDuration>,
+    /// RFC 3168 ECN.
+    pub ecn: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -80,6 +88,10 @@ pub struct Sender {
     /// The segment being timed for an RTT sample: (sequence number it ends at, send time).
     /// One at a time, cancelled by any retransmission (Karn's rule, RFC 6298 §3; BSD's t_rtseq).
     rtt_timing: Option<(u64, SimTime)>,
+    /// RFC 3168 §6.1.2: no further ECN reduction until snd_una passes this point.
+    ecn_recover: u64,
+    /// Set CWR on the next new data segment.
+    cwr_pending: bool,
     /// When the last application byte was acknowledged.
     pub data_acked_at: Option<SimTime>,
     pub counters: SenderCounters,
@@ -123,6 +135,8 @@ impl Sender {
             rwnd: smss,
             last_window: 0,
             rtt_timing: None,
+            ecn_recover: ISS,
+            cwr_pending: false,
             data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
             counters: SenderCounters::default(),
         }
@@ -218,6 +232,9 @@ impl Sender {
             }
         }
 
+        if self.params.ecn && seg.flags.contains(super::segment::Flags::ECE) {
+            self.on_ecn_echo();
+        }
         if ack > self.tcb.snd_una {
             self.on_new_ack(now, seg, ack, cpu);
         } else if ack == self.tcb.snd_una && seg.is_pure_ack() && self.tcb.snd_max > self.tcb.snd_una && !window_changed {
@@ -292,6 +309,21 @@ impl Sender {
         } else if restart {
             self.restart_timer(now, cpu);
         }
+    }
+
+    /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of data, without
+    /// retransmitting; announce it with CWR.
+    fn on_ecn_echo(&mut self) {
+        let once_per_window = self.tcb.snd_una >= self.ecn_recover && self.tcb.snd_una > ISS;
+        if self.tcb.ca_state != CaState::Open || !once_per_window {
+            return; // already reducing (loss recovery or a reduction for this window)
+        }
+        self.tcb.ssthresh = self.cc.on_congestion_event(&self.tcb);
+        self.tcb.cwnd = self.tcb.ssthresh;
+        self.tcb.bytes_acked = 0;
+        self.ecn_recover = self.tcb.snd_max;
+        self.cwr_pending = true;
+        self.counters.ecn_reductions += 1;
     }
 
     fn may_enter_recovery(&self) -> bool {
@@ -452,7 +484,9 @@ impl Sender {
         if self.rtt_timing.is_none() {
             self.rtt_timing = Some((end, now));
         }
-        OutSegment { seq, len, syn, fin, retransmission: false }
+        let ect = self.params.ecn && len > 0;
+        let cwr = ect && std::mem::take(&mut self.cwr_pending);
+        OutSegment { seq, len, syn, fin, retransmission: false, ect, cwr }
     }
 
     fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
@@ -464,7 +498,7 @@ impl Sender {
         self.account_sent(s.len, now, cpu);
         self.arm_timer_if_idle(now, cpu);
         let syn = s.seq == ISS;
-        OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true }
+        OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true, ect: false, cwr: false }
     }
 
     fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {

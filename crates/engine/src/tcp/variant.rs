@@ -36,7 +36,7 @@ impl Recipe {
         let recovery = match t.variant {
             Variant::Tahoe => AnyRecovery::Tahoe(TahoeRecovery),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::Sack | Variant::Cubic => AnyRecovery::Sack(SackRecovery),
+            Variant::Sack | Variant::Cubic | Variant::Ecn => AnyRecovery::Sack(SackRecovery),
             Variant::Newreno
             | Variant::Gaimd
             | Variant::Responsive
@@ -60,6 +60,7 @@ impl Recipe {
             max_rto: t.max_rto,
             clock_granularity: t.clock_granularity,
             fixed_rto: t.fixed_rto.or(preset_rto),
+            ecn: t.ecn_enabled(),
         };
         Self { cc, recovery, sender }
     }

@@ -70,6 +70,8 @@ pub struct Pair {
     seq: u64,
     pub log: Vec<Sent>,
     drop: Box<dyn FnMut(usize, &Segment, &[Sent]) -> bool>,
+    /// Sets CE on ECN-capable segments it returns true for (a marking router).
+    pub mark: Option<Box<dyn FnMut(usize, &Segment, &[Sent]) -> bool>>,
 }
 
 impl Pair {
@@ -84,13 +86,21 @@ impl Pair {
             seq: 0,
             log: Vec::new(),
             drop: Box::new(drop),
+            mark: None,
         };
         p.flush(0);
         p
     }
 
     fn flush(&mut self, n: usize) {
-        while let Some(seg) = self.eps[n].poll_transmit(self.now, &mut self.cpus[n]) {
+        while let Some(mut seg) = self.eps[n].poll_transmit(self.now, &mut self.cpus[n]) {
+            if seg.ecn == tcpenergy_engine::tcp::segment::Ecn::Ect {
+                if let Some(mark) = &mut self.mark {
+                    if mark(n, &seg, &self.log) {
+                        seg.ecn = tcpenergy_engine::tcp::segment::Ecn::Ce;
+                    }
+                }
+            }
             let dropped = (self.drop)(n, &seg, &self.log);
             let depart = self.now.max(self.free_at[n]);
             self.free_at[n] = depart + PAIR_TX_TIME;
