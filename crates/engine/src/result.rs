@@ -52,6 +52,10 @@ pub struct FlowResult {
     pub sack_blocks_sent: u64,
     pub dupacks_received: u64,
     pub ecn_reductions: u64,
+    /// ELFN: route-failure notices acted on, probes sent, seconds frozen.
+    pub route_failures: u64,
+    pub probes_sent: u64,
+    pub frozen_s: f64,
     pub out_of_order_segments: u64,
     pub duplicate_segments: u64,
     /// IP bytes sent by the sender and by the receiver.
@@ -134,6 +138,9 @@ impl RunResult {
                 sack_blocks_sent: p.receiver.counters.sack_blocks_sent,
                 dupacks_received: snd.dupacks_received,
                 ecn_reductions: snd.ecn_reductions,
+                route_failures: snd.route_failures,
+                probes_sent: snd.probes_sent,
+                frozen_s: snd.frozen_ns as f64 * 1e-9,
                 out_of_order_segments: rcv_counters.out_of_order_segments,
                 duplicate_segments: rcv_counters.duplicate_segments,
                 wire_bytes_sender: p.sender.counters.wire_bytes_out,

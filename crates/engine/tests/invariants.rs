@@ -23,15 +23,19 @@ fn impairment() -> impl Strategy<Value = String> {
         // A period that divides max_rto (60 s) can phase-lock with a fully backed-off timer so
         // that every retransmission falls into an outage or burst: a real (if pathological)
         // behaviour of deterministic periodic impairments, excluded here so transfers finish.
-        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0))
-            .prop_map(|(d, e)| format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"}}"#)),
+        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0), any::<bool>())
+            .prop_map(|(d, e, n)| if n {
+                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms", notify={{delay="5ms"}}}}"#)
+            } else {
+                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"}}"#)
+            }),
     ]
 }
 
 prop_compose! {
     fn scenario()(
         variant in prop::sample::select(vec![
-            "tahoe", "reno", "newreno", "sack", "gaimd", "responsive", "smooth", "aggressive", "conservative", "cubic", "ecn",
+            "tahoe", "reno", "newreno", "sack", "gaimd", "responsive", "smooth", "aggressive", "conservative", "cubic", "ecn", "elfn", "ecn-elfn",
         ]),
         bytes in 1..300_000u64,
         mtu in prop::sample::select(vec![512u32, 1500, 2296]),

@@ -39,6 +39,7 @@ pub enum Impairment {
         keep_order: bool,
     },
     /// Route failure: everything crossing during `[offset + k*every, offset + k*every + down)` is lost.
+    /// With `notify`, the node before the break tells the sender (ELFN, seed 002 §4).
     Outage {
         #[serde(with = "serde_units::duration")]
         down: SimDuration,
@@ -46,7 +47,22 @@ pub enum Impairment {
         every: SimDuration,
         #[serde(with = "serde_units::duration")]
         offset: SimDuration,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        notify: Option<RouteNotify>,
     },
+}
+
+/// Explicit link-failure notification (Holland & Vaidya's ELFN as used in seed 002 §4): the first
+/// packet lost to an outage makes the node before the break send a route-failure message to the
+/// sender, arriving `delay` later; with `restore`, a route-restored message follows `delay` after
+/// the route comes back.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteNotify {
+    #[serde(with = "serde_units::duration")]
+    pub delay: SimDuration,
+    #[serde(default = "yes")]
+    pub restore: bool,
 }
 
 /// One state of the Gilbert-Elliott channel.
@@ -118,6 +134,8 @@ struct RawOutage {
     every: SimDuration,
     #[serde(default, deserialize_with = "opt_duration")]
     offset: Option<SimDuration>,
+    #[serde(default)]
+    notify: Option<RouteNotify>,
 }
 
 fn opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
@@ -207,7 +225,12 @@ impl Impairment {
                 if r.down > every {
                     return Err(EngineError::config(at("down"), "must not exceed `every`"));
                 }
-                Impairment::Outage { down: r.down, every, offset: r.offset.unwrap_or(SimDuration(every.0 - r.down.0)) }
+                Impairment::Outage {
+                    down: r.down,
+                    every,
+                    offset: r.offset.unwrap_or(SimDuration(every.0 - r.down.0)),
+                    notify: r.notify,
+                }
             }
             other => return Err(EngineError::config(at("kind"), format!("unknown impairment kind {other:?}; one of {KINDS}"))),
         })

@@ -11,7 +11,7 @@ pub mod serde_units;
 mod impairments;
 mod overrides;
 
-pub use impairments::{GeState, Impairment};
+pub use impairments::{GeState, Impairment, RouteNotify};
 pub use overrides::apply_override;
 
 use crate::energy::profile::{self, DeviceProfile};
@@ -113,6 +113,10 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 3168 ECN: ECT on data, ECE echoed until CWR, one reduction per window.
     pub ecn: bool,
+    /// ELFN: freeze on a route-failure notice and probe every `elfn_probe_interval` (seed 002 §4).
+    pub elfn: bool,
+    #[serde(with = "serde_units::duration")]
+    pub elfn_probe_interval: SimDuration,
     /// TCP(α, β): additive increase in segments per RTT; unset = the variant's value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -157,6 +161,8 @@ impl Default for TcpConfig {
             limited_transmit: false,
             dupack_threshold: 3,
             ecn: false,
+            elfn: false,
+            elfn_probe_interval: SimDuration::from_secs(1),
             alpha: None,
             beta: None,
             fixed_rto: None,
@@ -166,6 +172,10 @@ impl Default for TcpConfig {
 
 impl TcpConfig {
     /// Whether the SACK option is negotiated.
+    pub fn elfn_enabled(&self) -> bool {
+        self.elfn || self.variant.forces_elfn()
+    }
+
     pub fn ecn_enabled(&self) -> bool {
         self.ecn || self.variant.forces_ecn()
     }
@@ -197,6 +207,11 @@ pub enum Variant {
     Cubic,
     /// NewReno congestion control with SACK recovery and ECN (RFC 3168) on.
     Ecn,
+    /// NewReno with ELFN (seed 002 §4).
+    Elfn,
+    /// TCP-ECN-ELFN (seed 002 Table 1): NewReno base, ECN and ELFN on; duplicate ACKs and
+    /// timeouts retransmit without touching cwnd; only ECN-Echo halves it.
+    EcnElfn,
 }
 
 impl Variant {
@@ -213,6 +228,8 @@ impl Variant {
             Variant::Conservative => "conservative",
             Variant::Cubic => "cubic",
             Variant::Ecn => "ecn",
+            Variant::Elfn => "elfn",
+            Variant::EcnElfn => "ecn-elfn",
         }
     }
 
@@ -228,7 +245,12 @@ impl Variant {
 
     /// Whether the variant turns ECN on whatever `tcp.ecn` says.
     pub fn forces_ecn(self) -> bool {
-        matches!(self, Variant::Ecn)
+        matches!(self, Variant::Ecn | Variant::EcnElfn)
+    }
+
+    /// Whether the variant turns ELFN on whatever `tcp.elfn` says.
+    pub fn forces_elfn(self) -> bool {
+        matches!(self, Variant::Elfn | Variant::EcnElfn)
     }
 }
 
@@ -568,6 +590,9 @@ impl Scenario {
         }
         if t.fixed_rto.is_some_and(|d| d.0 == 0) {
             return Err(e("tcp.fixed_rto", "must be > 0"));
+        }
+        if t.elfn_probe_interval.0 == 0 {
+            return Err(e("tcp.elfn_probe_interval", "must be > 0"));
         }
         if t.dupack_threshold == 0 {
             return Err(e("tcp.dupack_threshold", "must be at least 1"));

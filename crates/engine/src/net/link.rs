@@ -6,7 +6,7 @@
 //! at the end time, in transmission order, exactly as if a "transmission done" event had fired.
 //! The queue length seen by a new packet is the number of packets scheduled but not yet started.
 
-use super::impair::{self, AnyImpairment, Verdict};
+use super::impair::{self, AnyImpairment, RouteNotice, Verdict};
 use super::queue::red::{Red, RedVerdict};
 use crate::sim::rng::Stream;
 use crate::config::LinkConfig;
@@ -53,8 +53,9 @@ pub struct Link {
 pub enum Fate {
     /// Drop-tail: the queue was full; nothing is transmitted.
     QueueFull,
-    /// Transmitted during `[start, end)` and lost on the channel.
-    Lost { start: SimTime, end: SimTime },
+    /// Transmitted during `[start, end)` and lost on the channel; `notice` when a notifying
+    /// outage caused the loss.
+    Lost { start: SimTime, end: SimTime, notice: Option<RouteNotice> },
     /// Transmitted during `[start, end)`; arrives at the far end at `at`, CE-marked if `ce`.
     Arrives { start: SimTime, end: SimTime, at: SimTime, ce: bool },
 }
@@ -132,9 +133,10 @@ impl Link {
             self.starts.push_back(start);
         }
         match impair::apply(&mut self.impairments, end) {
-            Verdict::Drop(_) => {
+            Verdict::Drop(cause) => {
                 self.counters.dropped_channel += 1;
-                Fate::Lost { start, end }
+                let notice = if cause == impair::DropCause::Outage { impair::route_notice(&mut self.impairments, end) } else { None };
+                Fate::Lost { start, end, notice }
             }
             Verdict::Pass => {
                 self.counters.packets_delivered += 1;

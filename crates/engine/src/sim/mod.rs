@@ -27,6 +27,8 @@ enum Event {
     Arrive { node: u8, packet: u32 },
     /// A node's endpoint asked to be woken (timers).
     Wake(u8),
+    /// A route-failure (`restored` false) or route-restored notice reaches a node (ELFN).
+    RouteNotice { node: u8, restored: bool },
 }
 
 /// A node: its endpoint and its meters.
@@ -158,6 +160,12 @@ impl<'a> World<'a> {
                 }
                 self.after_endpoint_event(n);
             }
+            Event::RouteNotice { node, restored } => {
+                let n = node as usize;
+                let nd = &mut self.nodes[n];
+                nd.ep.on_route_notice(self.now, restored, &mut nd.cpu);
+                self.after_endpoint_event(n);
+            }
             Event::Wake(node) => {
                 let n = node as usize;
                 let nd = &mut self.nodes[n];
@@ -198,7 +206,16 @@ impl<'a> World<'a> {
         let link = &mut self.links[n];
         match link.send(self.now, seg.wire_len(), seg.ecn != Ecn::NotEct) {
             Fate::QueueFull => {}
-            Fate::Lost { start, end } => self.nodes[link.from].radio.transmit(start, end),
+            Fate::Lost { start, end, notice } => {
+                let from = link.from;
+                self.nodes[from].radio.transmit(start, end);
+                if let Some(n) = notice {
+                    self.queue.push(n.fail_at, Event::RouteNotice { node: from as u8, restored: false });
+                    if let Some(t) = n.restore_at {
+                        self.queue.push(t, Event::RouteNotice { node: from as u8, restored: true });
+                    }
+                }
+            }
             Fate::Arrives { start, end, at, ce } => {
                 let to = link.to;
                 self.nodes[link.from].radio.transmit(start, end);

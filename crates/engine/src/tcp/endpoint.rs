@@ -187,6 +187,11 @@ impl Endpoint {
         }
     }
 
+    /// A route-failure or route-restored notice (ELFN) reached this node.
+    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
+        self.sender.on_route_notice(now, restored, cpu);
+    }
+
     /// Both directions finished: our FIN acknowledged and the peer's FIN received.
     pub fn is_closed(&self) -> bool {
         self.sender.fin_acked() && self.receiver.as_ref().is_some_and(|r| r.fin_received)

@@ -44,6 +44,12 @@ pub struct SenderCounters {
     pub dupacks_received: u64,
     /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
     pub ecn_reductions: u64,
+    /// Route-failure notices acted on (ELFN freezes).
+    pub route_failures: u64,
+    /// ELFN probes sent while frozen.
+    pub probes_sent: u64,
+    /// Total time frozen (ns).
+    pub frozen_ns: u64,
 }
 
 /// Settings the sender needs, derived from the scenario.
@@ -64,6 +70,9 @@ pub struct SenderParams {
     pub fixed_rto: Option<SimDuration>,
     /// RFC 3168 ECN.
     pub ecn: bool,
+    /// ELFN (seed 002 §4): freeze on a route-failure notice, probe, resume on an answer.
+    pub elfn: bool,
+    pub elfn_probe_interval: SimDuration,
 }
 
 #[derive(Debug, Clone)]
@@ -92,6 +101,12 @@ pub struct Sender {
     ecn_recover: u64,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
+    /// ELFN: frozen since this time (timers stopped, no data sent, state kept).
+    frozen_since: Option<SimTime>,
+    /// ELFN: next probe time while frozen, and whether a probe is due.
+    probe_deadline: Option<SimTime>,
+    probe_due: bool,
+    probes_this_freeze: u32,
     /// When the last application byte was acknowledged.
     pub data_acked_at: Option<SimTime>,
     pub counters: SenderCounters,
@@ -137,6 +152,10 @@ impl Sender {
             rtt_timing: None,
             ecn_recover: ISS,
             cwr_pending: false,
+            frozen_since: None,
+            probe_deadline: None,
+            probe_due: false,
+            probes_this_freeze: 0,
             data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
             counters: SenderCounters::default(),
         }
@@ -166,7 +185,46 @@ impl Sender {
         self.rtt.rto()
     }
     pub fn deadline(&self) -> Option<SimTime> {
-        self.rto_deadline
+        match (self.rto_deadline, self.probe_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn is_frozen(&self) -> bool {
+        self.frozen_since.is_some()
+    }
+
+    /// A route-failure (or route-restored) notice from the node before a broken hop. Only an
+    /// ELFN sender reacts: it freezes (timers stopped, no data, state kept) and probes until the
+    /// route answers (seed 002 §4; Holland & Vaidya's ELFN).
+    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
+        if !self.params.elfn || !self.open {
+            return;
+        }
+        if restored {
+            self.unfreeze(now, cpu);
+        } else if self.frozen_since.is_none() {
+            self.counters.route_failures += 1;
+            self.frozen_since = Some(now);
+            self.probes_this_freeze = 0;
+            self.stop_timer(now, cpu);
+            self.probe_deadline = Some(now + self.params.elfn_probe_interval);
+            cpu.charge(now, Op::TimerSet);
+        }
+    }
+
+    fn unfreeze(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        let Some(since) = self.frozen_since.take() else { return };
+        self.counters.frozen_ns += (now - since).0;
+        self.probe_deadline = None;
+        self.probe_due = false;
+        if self.tcb.snd_una < self.tcb.snd_max {
+            // What was in flight when the route broke was most likely lost: resend the first
+            // unacknowledged segment now rather than waiting out a backed-off timer.
+            self.tcb.pending_rexmit = Some(self.tcb.snd_una);
+            self.restart_timer(now, cpu);
+        }
     }
     pub fn data_end(&self) -> u64 {
         self.data_end
@@ -207,6 +265,10 @@ impl Sender {
         let ack = seg.ack;
         if !self.open || ack > self.tcb.snd_max {
             return; // RFC 9293 §3.10.7.4: an ACK for something not yet sent is ignored.
+        }
+        if self.frozen_since.is_some() && self.probes_this_freeze > 0 {
+            // An answer after a probe: the route is back; resume with the state kept.
+            self.unfreeze(now, cpu);
         }
         if seg.is_pure_ack() {
             // BSD header prediction for ACKs: an in-order ACK of new data with nothing special
@@ -303,8 +365,9 @@ impl Sender {
             CaState::Open => self.cc.on_ack(&mut self.tcb, acked.bytes),
         }
 
-        // RFC 6298 §5.2-5.3.
-        if self.tcb.snd_una == self.tcb.snd_max {
+        // RFC 6298 §5.2-5.3; a frozen ELFN sender keeps its timers stopped.
+        if self.frozen_since.is_some() {
+        } else if self.tcb.snd_una == self.tcb.snd_max {
             self.stop_timer(now, cpu);
         } else if restart {
             self.restart_timer(now, cpu);
@@ -338,7 +401,9 @@ impl Sender {
         match self.tcb.ca_state {
             CaState::Recovery => self.recovery.on_dupack(&mut self.tcb),
             CaState::Open | CaState::Loss => {
-                if self.tcb.dupacks == self.params.dupthresh && self.may_enter_recovery() {
+                let threshold = self.tcb.dupacks == self.params.dupthresh
+                    || (self.recovery.repeats_on_each_threshold() && self.tcb.dupacks % self.params.dupthresh == 0);
+                if threshold && self.may_enter_recovery() {
                     self.enter_recovery(now);
                 }
             }
@@ -357,6 +422,11 @@ impl Sender {
 
     /// Handle the retransmission timer if it is due (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
     pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        if self.probe_deadline.is_some_and(|d| d <= now) {
+            cpu.charge(now, Op::TimerExpired);
+            self.probe_due = true;
+            self.probe_deadline = Some(now + self.params.elfn_probe_interval);
+        }
         match self.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
@@ -368,6 +438,13 @@ impl Sender {
         }
         self.counters.timeouts += 1;
         self.tcb.now = now;
+        if self.recovery.keeps_window_on_timeout() {
+            // Seed 002 Table 1 (TCP-ECN-ELFN): retransmit, back the timer off, keep the window.
+            self.tcb.pending_rexmit = Some(self.tcb.snd_una);
+            self.rtt.on_timeout();
+            self.rtt_timing = None;
+            return;
+        }
         if self.rtt.backoff() == 0 {
             // RFC 5681 eq. (4), applied once per segment however often it times out.
             self.tcb.ssthresh = self.cc.on_congestion_event(&self.tcb);
@@ -408,6 +485,18 @@ impl Sender {
     pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
         if !self.open {
             return None;
+        }
+        if self.frozen_since.is_some() {
+            // Frozen: nothing but probes, one old byte that the receiver acknowledges at once
+            // (a zero-window-probe style segment).
+            if !std::mem::take(&mut self.probe_due) {
+                return None;
+            }
+            self.probes_this_freeze += 1;
+            self.counters.probes_sent += 1;
+            self.account_sent(1, now, cpu);
+            let seq = self.tcb.snd_una.saturating_sub(1);
+            return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false });
         }
         if let Some(seq) = self.tcb.pending_rexmit.take() {
             if let Some(i) = self.sb.index_of(seq) {

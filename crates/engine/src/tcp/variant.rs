@@ -2,7 +2,7 @@
 //! they need. This is the only place that knows variant names.
 
 use super::cc::{AimdCc, AnyCc, CubicCc};
-use super::recovery::{AnyRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
+use super::recovery::{AnyRecovery, EcnElfnRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
 use super::sender::SenderParams;
 use crate::config::{Scenario, Ssthresh, Variant};
 use crate::units::SimDuration;
@@ -37,7 +37,9 @@ impl Recipe {
             Variant::Tahoe => AnyRecovery::Tahoe(TahoeRecovery),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
             Variant::Sack | Variant::Cubic | Variant::Ecn => AnyRecovery::Sack(SackRecovery),
+            Variant::EcnElfn => AnyRecovery::EcnElfn(EcnElfnRecovery),
             Variant::Newreno
+            | Variant::Elfn
             | Variant::Gaimd
             | Variant::Responsive
             | Variant::Smooth
@@ -61,6 +63,8 @@ impl Recipe {
             clock_granularity: t.clock_granularity,
             fixed_rto: t.fixed_rto.or(preset_rto),
             ecn: t.ecn_enabled(),
+            elfn: t.elfn_enabled(),
+            elfn_probe_interval: t.elfn_probe_interval,
         };
         Self { cc, recovery, sender }
     }

@@ -56,8 +56,8 @@ impl AnyImpairment {
             }
             Impairment::Reorder { fraction, extra_delay } => Self::Reorder(reorder::Reorder::new(fraction, extra_delay, rng)),
             Impairment::Jitter { min, max, keep_order } => Self::Jitter(jitter::Jitter::new(min, max, keep_order, rng)),
-            Impairment::Outage { down, every, offset } => {
-                Self::Outage(outage::Outage::new(PeriodicWindow { on: down, every, offset }))
+            Impairment::Outage { down, every, offset, notify } => {
+                Self::Outage(outage::Outage::new(PeriodicWindow { on: down, every, offset }, notify))
             }
         }
     }
@@ -74,6 +74,22 @@ impl AnyImpairment {
             Self::Outage(i) => i.on_packet(now),
         }
     }
+}
+
+/// A route-failure notice owed to the sender: failure at `fail_at`, restoration at `restore_at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteNotice {
+    pub fail_at: SimTime,
+    pub restore_at: Option<SimTime>,
+}
+
+/// After a packet was lost at `now`: a notice if an outage with notification caused it and this
+/// outage episode has not been reported yet.
+pub fn route_notice(list: &mut [AnyImpairment], now: SimTime) -> Option<RouteNotice> {
+    list.iter_mut().find_map(|imp| match imp {
+        AnyImpairment::Outage(o) => o.notice(now),
+        _ => None,
+    })
 }
 
 /// Apply a list of impairments in order.

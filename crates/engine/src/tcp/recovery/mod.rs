@@ -1,11 +1,13 @@
 //! Loss recovery: what the sender does when duplicate ACKs signal a loss, and how it leaves fast
 //! recovery. One file per policy; the sender owns every CA-state transition and calls these.
 
+mod ecn_elfn;
 mod newreno;
 mod reno;
 mod sack;
 mod tahoe;
 
+pub use ecn_elfn::EcnElfnRecovery;
 pub use newreno::NewRenoRecovery;
 pub use reno::RenoRecovery;
 pub use sack::SackRecovery;
@@ -40,6 +42,15 @@ pub trait LossRecovery {
     fn guards_with_recover(&self) -> bool {
         false
     }
+    /// Whether every further run of DupThresh duplicates triggers the response again (the policy
+    /// never leaves the Open state).
+    fn repeats_on_each_threshold(&self) -> bool {
+        false
+    }
+    /// Whether a timeout only retransmits, leaving cwnd, ssthresh and the state alone.
+    fn keeps_window_on_timeout(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +59,7 @@ pub enum AnyRecovery {
     Reno(RenoRecovery),
     NewReno(NewRenoRecovery),
     Sack(SackRecovery),
+    EcnElfn(EcnElfnRecovery),
 }
 
 macro_rules! dispatch {
@@ -57,6 +69,7 @@ macro_rules! dispatch {
             AnyRecovery::Reno($r) => $e,
             AnyRecovery::NewReno($r) => $e,
             AnyRecovery::Sack($r) => $e,
+            AnyRecovery::EcnElfn($r) => $e,
         }
     };
 }
@@ -81,6 +94,14 @@ impl LossRecovery for AnyRecovery {
     #[inline]
     fn guards_with_recover(&self) -> bool {
         dispatch!(self, r => r.guards_with_recover())
+    }
+    #[inline]
+    fn repeats_on_each_threshold(&self) -> bool {
+        dispatch!(self, r => r.repeats_on_each_threshold())
+    }
+    #[inline]
+    fn keeps_window_on_timeout(&self) -> bool {
+        dispatch!(self, r => r.keeps_window_on_timeout())
     }
 }
 
