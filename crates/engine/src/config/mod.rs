@@ -111,6 +111,8 @@ pub struct TcpConfig {
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     pub dupack_threshold: u32,
+    /// Order of header prediction and the PAWS test (seed 003 §II-E).
+    pub header_prediction: HeaderPrediction,
     /// RFC 3168 ECN: ECT on data, ECE echoed until CWR, one reduction per window.
     pub ecn: bool,
     /// ELFN: freeze on a route-failure notice and probe every `elfn_probe_interval` (seed 002 §4).
@@ -160,6 +162,7 @@ impl Default for TcpConfig {
             cwnd_growth: CwndGrowth::PerAck,
             limited_transmit: false,
             dupack_threshold: 3,
+            header_prediction: HeaderPrediction::Standard,
             ecn: false,
             elfn: false,
             elfn_probe_interval: SimDuration::from_secs(1),
@@ -295,6 +298,16 @@ impl Default for DelayedAck {
     fn default() -> Self {
         Self { every: 2, timeout: SimDuration::from_millis(200) }
     }
+}
+
+/// Where the PAWS test sits on the input path (seed 003 §II-E): `standard` runs it on every
+/// segment before header prediction (H1 then H2); `predict_first` tries prediction first and runs
+/// PAWS only for segments that fail it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeaderPrediction {
+    Standard,
+    PredictFirst,
 }
 
 /// How congestion avoidance and slow start grow cwnd.

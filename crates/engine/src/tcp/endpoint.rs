@@ -6,7 +6,7 @@ use super::receiver::{Receiver, ReceiverParams};
 use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
 use super::sender::{timestamp_ms, OutSegment, Sender};
 use super::variant::Recipe;
-use crate::config::Scenario;
+use crate::config::{HeaderPrediction, Scenario};
 use crate::energy::cpu::{CpuMeter, Op};
 use crate::units::SimTime;
 
@@ -59,6 +59,7 @@ impl Endpoint {
             window: tcp.receive_buffer.min(max_window) as u32,
             mss: smss,
             ecn: tcp.ecn_enabled(),
+            predict_first: tcp.header_prediction == HeaderPrediction::PredictFirst,
         };
         let mut sender = Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes);
         if role == Role::Active {

@@ -21,6 +21,8 @@ pub struct ReceiverParams {
     pub mss: u32,
     /// RFC 3168 ECN negotiated.
     pub ecn: bool,
+    /// Header prediction before the PAWS test (seed 003 §II-E "H2 first").
+    pub predict_first: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -137,9 +139,15 @@ impl Receiver {
 
         if self.params.timestamps {
             if let Some(ts) = seg.ts {
-                cpu.charge(now, Op::PawsCheck);
+                // Seed 003 §II: with prediction first, a segment that header prediction accepts
+                // (the next in sequence, nothing special) skips the PAWS test; others run it.
+                let predicted = start == self.rcv_nxt && self.ooo.is_empty() && !fin;
+                let check = !(self.params.predict_first && predicted);
+                if check {
+                    cpu.charge(now, Op::PawsCheck);
+                }
                 // RFC 7323 §5.3 R1: a segment older than TS.Recent is an old duplicate.
-                if (ts.val.wrapping_sub(self.ts_recent) as i32) < 0 {
+                if check && (ts.val.wrapping_sub(self.ts_recent) as i32) < 0 {
                     self.counters.paws_rejected += 1;
                     self.ack_now = true;
                     return;

@@ -70,6 +70,8 @@ pub struct SenderParams {
     pub fixed_rto: Option<SimDuration>,
     /// RFC 3168 ECN.
     pub ecn: bool,
+    /// Header prediction before the PAWS test (seed 003 §II).
+    pub predict_first: bool,
     /// ELFN (seed 002 §4): freeze on a route-failure notice, probe, resume on an answer.
     pub elfn: bool,
     pub elfn_probe_interval: SimDuration,
@@ -275,6 +277,11 @@ impl Sender {
             // takes the fast path; duplicates, SACK-bearing and recovery ACKs the slow path.
             let predicted = ack > self.tcb.snd_una && self.tcb.ca_state == CaState::Open && seg.sack.is_empty();
             cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+            // The PAWS test on the ACK's timestamp (RFC 7323 §5), skipped for predicted ACKs
+            // when prediction comes first (seed 003 §II).
+            if self.params.timestamps && seg.ts.is_some() && !(self.params.predict_first && predicted) {
+                cpu.charge(now, Op::PawsCheck);
+            }
         }
         let window_changed = seg.window as u64 != self.last_window;
         self.rwnd = seg.window as u64;

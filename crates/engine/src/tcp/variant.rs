@@ -64,6 +64,7 @@ impl Recipe {
             fixed_rto: t.fixed_rto.or(preset_rto),
             ecn: t.ecn_enabled(),
             elfn: t.elfn_enabled(),
+            predict_first: t.header_prediction == crate::config::HeaderPrediction::PredictFirst,
             elfn_probe_interval: t.elfn_probe_interval,
         };
         Self { cc, recovery, sender }

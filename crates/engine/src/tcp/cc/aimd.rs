@@ -58,7 +58,11 @@ impl CongestionControl for AimdCc {
 
     fn on_congestion_event(&mut self, tcb: &Tcb) -> u64 {
         // RFC 5681 eq. (4) with β in place of 1/2; seed 004 §2: repeated drops floor at 2 segments.
-        ((self.beta * tcb.flight_size() as f64) as u64).max(2 * tcb.smss)
+        // FlightSize is capped at cwnd: right after Reno leaves an inflated fast recovery the
+        // data in flight can exceed the window, and a second loss must still halve the window
+        // (BSD and ns-2 halve min(cwnd, rwnd); Fall & Floyd's "halves cwnd twice", seed 000 §3).
+        let base = tcb.flight_size().min(tcb.cwnd);
+        ((self.beta * base as f64) as u64).max(2 * tcb.smss)
     }
 }
 
@@ -125,6 +129,14 @@ mod tests {
         assert_eq!(cc.on_congestion_event(&t), 4000);
         t.snd_max = 1 + 1000;
         assert_eq!(cc.on_congestion_event(&t), 2000);
+    }
+
+    #[test]
+    fn a_second_loss_after_an_inflated_recovery_still_halves_the_window() {
+        let mut cc = AimdCc::standard(CwndGrowth::PerAck);
+        let mut t = tcb(10_000, 10_000);
+        t.snd_max = 1 + 16_000; // more in flight than the window, as after Reno's inflation
+        assert_eq!(cc.on_congestion_event(&t), 5_000);
     }
 
     #[test]
