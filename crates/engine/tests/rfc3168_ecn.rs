@@ -70,3 +70,30 @@ fn red_marks_instead_of_dropping_for_an_ecn_sender() {
     assert!(ecn.path.forward.dropped_red + ecn.path.forward.dropped_queue < sack.path.forward.dropped_red + sack.path.forward.dropped_queue);
     assert!(ecn.flow.retransmissions < sack.flow.retransmissions);
 }
+
+#[test]
+fn congestion_episodes_mark_ecn_capable_packets_only_while_they_last() {
+    // Seed 002 Table 3: a router congested 5 s every 30 s, with RED/ECN. Our flow alone keeps
+    // the queue below min_th (16 KB window); cross traffic during episodes pushes it over.
+    let build = |cross: bool| {
+        let mut s = scenario("ecn", "5MB", "", "[tcp]\nreceive_buffer = \"16KB\"");
+        s.path.forward.queue = 60;
+        s.path.forward.red = Some(RedConfig { min_th: 15.0, max_th: 45.0, max_p: 0.1, weight: 0.02, ecn: true });
+        if cross {
+            s.path.forward.cross_traffic = Some(tcpenergy_engine::config::CrossTraffic {
+                rate: 1_800_000,
+                on: SimDuration::from_secs(5),
+                every: SimDuration::from_secs(30),
+                offset: Some(SimDuration::from_secs(5)),
+                packet: 1500,
+            });
+        }
+        s
+    };
+    let quiet = common::run_seed(&build(false), 1);
+    let busy = common::run_seed(&build(true), 1);
+    assert_eq!(quiet.path.forward.marked_ce, 0);
+    assert!(busy.path.forward.marked_ce > 0 && busy.flow.ecn_reductions > 0);
+    assert!(busy.path.forward.cross_offered > 0);
+    assert!(busy.flow.completion_s > quiet.flow.completion_s);
+}

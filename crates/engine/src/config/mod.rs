@@ -55,7 +55,34 @@ pub struct LinkConfig {
     /// Random Early Detection on this link's queue; unset = drop-tail only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub red: Option<RedConfig>,
+    /// Periodic congestion episodes: cross traffic loading this link's queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_traffic: Option<CrossTraffic>,
     pub impairments: Vec<Impairment>,
+}
+
+/// Constant-rate cross traffic entering a link's queue during `[offset + k*every, + on)`
+/// (seed 002 Table 3: router B congested 5 s every 30 s). Its packets compete for the queue and
+/// the transmitter (and RED drops them, they are not ECN-capable) but go nowhere we measure.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrossTraffic {
+    #[serde(with = "serde_units::rate")]
+    pub rate: u64,
+    #[serde(with = "serde_units::duration")]
+    pub on: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    pub every: SimDuration,
+    /// Start of the first episode (default every - on).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
+    pub offset: Option<SimDuration>,
+    /// IP packet size in bytes (default 1500).
+    #[serde(default = "default_cross_packet")]
+    pub packet: u32,
+}
+
+fn default_cross_packet() -> u32 {
+    1500
 }
 
 /// RED parameters (Floyd & Jacobson 1993); thresholds in packets of average queue length.
@@ -432,12 +459,20 @@ struct RawLink {
     delay: SimDuration,
     queue: u32,
     red: Option<RedConfig>,
+    cross_traffic: Option<CrossTraffic>,
     impairments: Vec<Value>,
 }
 
 impl Default for RawLink {
     fn default() -> Self {
-        Self { rate: 2_000_000, delay: SimDuration::from_millis(20), queue: 100, red: None, impairments: vec![] }
+        Self {
+            rate: 2_000_000,
+            delay: SimDuration::from_millis(20),
+            queue: 100,
+            red: None,
+            cross_traffic: None,
+            impairments: vec![],
+        }
     }
 }
 
@@ -663,7 +698,26 @@ fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, EngineError> {
             return Err(EngineError::config(at("weight"), format!("must be in (0, 1], got {}", r.weight)));
         }
     }
-    Ok(LinkConfig { rate: raw.rate, delay: raw.delay, queue: raw.queue, red: raw.red, impairments })
+    if let Some(c) = raw.cross_traffic {
+        let at = |k: &str| format!("{prefix}.cross_traffic.{k}");
+        if c.rate == 0 {
+            return Err(EngineError::config(at("rate"), "must be > 0"));
+        }
+        if c.every.0 == 0 || c.on > c.every {
+            return Err(EngineError::config(at("on"), "must be at most `every`, and `every` > 0"));
+        }
+        if !(40..=65_535).contains(&c.packet) {
+            return Err(EngineError::config(at("packet"), "must be between 40 and 65535 bytes"));
+        }
+    }
+    Ok(LinkConfig {
+        rate: raw.rate,
+        delay: raw.delay,
+        queue: raw.queue,
+        red: raw.red,
+        cross_traffic: raw.cross_traffic,
+        impairments,
+    })
 }
 
 fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, EngineError> {

@@ -26,6 +26,9 @@ pub struct LinkCounters {
     pub dropped_red: u64,
     /// Marked Congestion Experienced by RED instead of dropped.
     pub marked_ce: u64,
+    /// Cross-traffic packets offered to the queue, and those dropped there.
+    pub cross_offered: u64,
+    pub cross_dropped: u64,
 }
 
 #[derive(Debug)]
@@ -42,6 +45,7 @@ pub struct Link {
     busy_until: SimTime,
     impairments: Vec<AnyImpairment>,
     red: Option<Red>,
+    cross: Option<Cross>,
     /// The last (packet size, airtime) computed: most packets share a size, and the division is
     /// a noticeable cost per packet.
     airtime_memo: (u32, SimDuration),
@@ -79,6 +83,7 @@ impl Link {
             busy_until: SimTime::ZERO,
             impairments,
             red: cfg.red.map(|r| Red::new(r, Stream::new(run_seed, &format!("{name}.red")))),
+            cross: cfg.cross_traffic.map(Cross::new),
             airtime_memo: (0, airtime(frame_overhead as u64, cfg.rate)),
             counters: LinkCounters::default(),
         }
@@ -94,34 +99,22 @@ impl Link {
     /// ECN-capable.
     #[inline]
     pub fn send(&mut self, now: SimTime, wire_len: u32, ect: bool) -> Fate {
+        self.inject_cross_traffic(now);
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += wire_len as u64;
-        // Packets whose transmission has begun have left the queue.
-        while self.starts.front().is_some_and(|&s| s <= now) {
-            self.starts.pop_front();
-        }
-        // One packet may be in service; `capacity` more may wait.
-        let in_service = self.busy_until > now;
-        let waiting = self.starts.len();
-        if in_service && waiting >= self.capacity {
-            self.counters.dropped_queue += 1;
-            return Fate::QueueFull;
-        }
-        let mut ce = false;
-        if let Some(red) = &mut self.red {
-            let idle = if in_service { SimDuration::ZERO } else { now.saturating_since(self.busy_until) };
-            let small = airtime(1500, self.rate_bps);
-            match red.on_arrival(waiting + in_service as usize, idle, small, ect, now) {
-                RedVerdict::Enqueue => {}
-                RedVerdict::Mark => {
-                    self.counters.marked_ce += 1;
-                    ce = true;
-                }
-                RedVerdict::Drop => {
-                    self.counters.dropped_red += 1;
-                    return Fate::QueueFull;
-                }
+        let ce = match self.admit(now, ect) {
+            Admission::Dropped { red: true } => {
+                self.counters.dropped_red += 1;
+                return Fate::QueueFull;
             }
+            Admission::Dropped { red: false } => {
+                self.counters.dropped_queue += 1;
+                return Fate::QueueFull;
+            }
+            Admission::Queued { ce } => ce,
+        };
+        if ce {
+            self.counters.marked_ce += 1;
         }
         let start = now.max(self.busy_until);
         if self.airtime_memo.0 != wire_len {
@@ -150,13 +143,102 @@ impl Link {
     }
 }
 
+/// Whether a packet arriving at the queue gets in.
+enum Admission {
+    Queued { ce: bool },
+    Dropped { red: bool },
+}
+
+impl Link {
+    /// Drop-tail and RED admission of a packet arriving at `now`.
+    #[inline]
+    fn admit(&mut self, now: SimTime, ect: bool) -> Admission {
+        // Packets whose transmission has begun have left the queue.
+        while self.starts.front().is_some_and(|&s| s <= now) {
+            self.starts.pop_front();
+        }
+        // One packet may be in service; `capacity` more may wait.
+        let in_service = self.busy_until > now;
+        let waiting = self.starts.len();
+        if in_service && waiting >= self.capacity {
+            return Admission::Dropped { red: false };
+        }
+        let Some(red) = &mut self.red else { return Admission::Queued { ce: false } };
+        let idle = if in_service { SimDuration::ZERO } else { now.saturating_since(self.busy_until) };
+        let small = airtime(1500, self.rate_bps);
+        match red.on_arrival(waiting + in_service as usize, idle, small, ect, now) {
+            RedVerdict::Enqueue => Admission::Queued { ce: false },
+            RedVerdict::Mark => Admission::Queued { ce: true },
+            RedVerdict::Drop => Admission::Dropped { red: true },
+        }
+    }
+
+    /// Offer the queue every cross-traffic packet due up to `now`, in time order. Only the queue
+    /// and the transmitter see them, and only our own packets look at those, so replaying them
+    /// lazily, just before each of ours, is exact.
+    fn inject_cross_traffic(&mut self, now: SimTime) {
+        while let Some(t) = self.cross.as_ref().and_then(|c| c.next_at(now)) {
+            let size = self.cross.as_ref().expect("cross traffic").cfg.packet;
+            self.counters.cross_offered += 1;
+            match self.admit(t, false) {
+                Admission::Dropped { .. } => self.counters.cross_dropped += 1,
+                Admission::Queued { .. } => {
+                    let start = t.max(self.busy_until);
+                    self.busy_until = start + self.airtime(size);
+                    if start > t {
+                        self.starts.push_back(start);
+                    }
+                }
+            }
+            self.cross.as_mut().expect("cross traffic").advance();
+        }
+    }
+}
+
+/// The constant-rate cross-traffic schedule of a link.
+#[derive(Debug, Clone)]
+struct Cross {
+    cfg: crate::config::CrossTraffic,
+    interval: SimDuration,
+    /// The next arrival.
+    next: SimTime,
+}
+
+impl Cross {
+    fn new(cfg: crate::config::CrossTraffic) -> Self {
+        let offset = cfg.offset.unwrap_or(SimDuration(cfg.every.0 - cfg.on.0));
+        Self { interval: airtime(cfg.packet as u64, cfg.rate), next: SimTime(offset.0), cfg }
+    }
+
+    fn next_at(&self, now: SimTime) -> Option<SimTime> {
+        (self.next <= now).then_some(self.next)
+    }
+
+    /// Step to the next arrival: `interval` later within the episode, else the next episode.
+    fn advance(&mut self) {
+        let offset = self.cfg.offset.unwrap_or(SimDuration(self.cfg.every.0 - self.cfg.on.0)).0;
+        let every = self.cfg.every.0;
+        let k = (self.next.0 - offset) / every;
+        let episode_end = offset + k * every + self.cfg.on.0;
+        let t = self.next.0 + self.interval.0;
+        self.next = SimTime(if t < episode_end { t } else { offset + (k + 1) * every });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::LinkConfig;
 
     fn link(queue: u32) -> Link {
-        let cfg = LinkConfig { rate: 1_000_000, delay: SimDuration::from_millis(10), queue, red: None, impairments: vec![] };
+        let cfg = LinkConfig {
+            rate: 1_000_000,
+            delay: SimDuration::from_millis(10),
+            queue,
+            red: None,
+            cross_traffic: None,
+            impairments: vec![],
+        };
         Link::new(&cfg, 0, 1, 0, 1, "l")
     }
 
@@ -168,6 +250,29 @@ mod tests {
         let b = l.send(SimTime(0), 125, false);
         assert_eq!(a, Fate::Arrives { start: SimTime(0), end: SimTime(1_000_000), at: SimTime(11_000_000), ce: false });
         assert_eq!(b, Fate::Arrives { start: SimTime(1_000_000), end: SimTime(2_000_000), at: SimTime(12_000_000), ce: false });
+    }
+
+    #[test]
+    fn cross_traffic_fills_the_queue_only_during_episodes() {
+        let mut l = link(10);
+        // 2 Mbit/s of 125-byte packets into a 1 Mbit/s link for 1 s every 10 s, from t = 9 s.
+        l.cross = Some(Cross::new(crate::config::CrossTraffic {
+            rate: 2_000_000,
+            on: SimDuration::from_secs(1),
+            every: SimDuration::from_secs(10),
+            offset: None,
+            packet: 125,
+        }));
+        let s = |x: f64| SimTime((x * 1e9) as u64);
+        // Before the episode: an empty link.
+        assert!(matches!(l.send(s(8.0), 125, false), Fate::Arrives { start, .. } if start == s(8.0)));
+        // Inside it: the queue is full of cross traffic, so our packet is dropped.
+        assert_eq!(l.send(s(9.5), 125, false), Fate::QueueFull);
+        assert!(l.counters.cross_dropped > 0);
+        // After it drains: served at once again.
+        assert!(matches!(l.send(s(10.5), 125, false), Fate::Arrives { start, .. } if start == s(10.5)));
+        // 1 s at 2 Mbit/s of 125-byte packets = 2000 offered in the first episode.
+        assert_eq!(l.counters.cross_offered, 2000);
     }
 
     #[test]
