@@ -408,9 +408,7 @@ impl Sender {
         match self.tcb.ca_state {
             CaState::Recovery => self.recovery.on_dupack(&mut self.tcb),
             CaState::Open | CaState::Loss => {
-                let threshold = self.tcb.dupacks == self.params.dupthresh
-                    || (self.recovery.repeats_on_each_threshold() && self.tcb.dupacks % self.params.dupthresh == 0);
-                if threshold && self.may_enter_recovery() {
+                if self.tcb.dupacks == self.params.dupthresh && self.may_enter_recovery() {
                     self.enter_recovery(now);
                 }
             }
@@ -446,8 +444,10 @@ impl Sender {
         self.counters.timeouts += 1;
         self.tcb.now = now;
         if self.recovery.keeps_window_on_timeout() {
-            // Seed 002 Table 1 (TCP-ECN-ELFN): retransmit, back the timer off, keep the window.
-            self.tcb.pending_rexmit = Some(self.tcb.snd_una);
+            // Seed 002 Table 1 (TCP-ECN-ELFN): retransmit, back the timer off, keep the window;
+            // the following holes are repaired by partial ACKs.
+            self.tcb.dupacks = 0;
+            self.recovery.on_enter(&mut self.tcb, &mut self.sb, &mut self.cc);
             self.rtt.on_timeout();
             self.rtt_timing = None;
             return;

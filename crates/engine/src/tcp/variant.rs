@@ -37,7 +37,7 @@ impl Recipe {
             Variant::Tahoe => AnyRecovery::Tahoe(TahoeRecovery),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
             Variant::Sack | Variant::Cubic | Variant::Ecn => AnyRecovery::Sack(SackRecovery),
-            Variant::EcnElfn => AnyRecovery::EcnElfn(EcnElfnRecovery),
+            Variant::EcnElfn => AnyRecovery::EcnElfn(EcnElfnRecovery::new(t.dupack_threshold)),
             Variant::Newreno
             | Variant::Elfn
             | Variant::Gaimd

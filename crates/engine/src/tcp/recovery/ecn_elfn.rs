@@ -1,28 +1,63 @@
-//! TCP-ECN-ELFN's response to duplicate ACKs (seed 002 §4 and Table 1): three duplicate ACKs are
-//! taken as reordering or a link error, not congestion: the missing segment is retransmitted and
-//! the window is left alone. Each further run of three duplicates retransmits it again (seed 002
-//! §6.2.1 notes the same packet can be sent more than once). Timeouts likewise retransmit without
-//! touching cwnd (the sender checks `keeps_window_on_timeout`); only ECN-Echo halves the window.
+//! TCP-ECN-ELFN's loss response (seed 002 §4 and Table 1): duplicate ACKs and timeouts are taken
+//! as reordering or link errors, not congestion, so the missing segment is retransmitted and the
+//! window is left alone; only ECN-Echo halves cwnd.
+//!
+//! The protocol is built on NewReno (seed 002 abstract); the paper leaves open whether NewReno's
+//! partial-ACK handling stays active. Here it does, without the window changes: after three
+//! duplicate ACKs (or a timeout) the sender retransmits the first unacknowledged segment and
+//! stays in recovery until everything outstanding at its start is acknowledged, retransmitting
+//! the next hole on each partial ACK, with cwnd and ssthresh untouched throughout. Every further
+//! run of three duplicate ACKs retransmits the first unacknowledged segment again, which is how one
+//! segment can be sent more than twice (seed 002 §6.2.1) and why ECN-ELFN transmits more packets
+//! than SACK (its Table 5).
 
 use super::{AckOutcome, LossRecovery};
 use crate::tcp::cc::AnyCc;
 use crate::tcp::scoreboard::Scoreboard;
-use crate::tcp::tcb::Tcb;
+use crate::tcp::tcb::{CaState, Tcb};
 
 #[derive(Debug, Clone, Default)]
-pub struct EcnElfnRecovery;
+pub struct EcnElfnRecovery {
+    /// Duplicate ACKs since the last retransmission they triggered.
+    dupacks_since_rexmit: u32,
+    dupthresh: u32,
+}
+
+impl EcnElfnRecovery {
+    pub fn new(dupthresh: u32) -> Self {
+        Self { dupacks_since_rexmit: 0, dupthresh }
+    }
+}
 
 impl LossRecovery for EcnElfnRecovery {
     fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, _cc: &mut AnyCc) {
-        // Retransmit the segment the duplicates point at; cwnd, ssthresh and state stay.
+        // Retransmit the segment the duplicates point at; cwnd and ssthresh stay.
         tcb.pending_rexmit = Some(tcb.snd_una);
+        tcb.recover = tcb.snd_max;
+        tcb.ca_state = CaState::Recovery;
+        self.dupacks_since_rexmit = 0;
     }
 
-    fn on_ack(&mut self, _tcb: &mut Tcb, _acked: u64) -> AckOutcome {
-        AckOutcome::Exited
+    fn on_dupack(&mut self, tcb: &mut Tcb) {
+        // Seed 002 Table 1: each triple duplicate ACK retransmits, even within one episode.
+        self.dupacks_since_rexmit += 1;
+        if self.dupacks_since_rexmit >= self.dupthresh.max(1) {
+            self.dupacks_since_rexmit = 0;
+            tcb.pending_rexmit = Some(tcb.snd_una);
+        }
     }
 
-    fn repeats_on_each_threshold(&self) -> bool {
+    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64) -> AckOutcome {
+        self.dupacks_since_rexmit = 0;
+        if tcb.snd_una >= tcb.recover {
+            return AckOutcome::Exited;
+        }
+        // NewReno's partial ACK: the next hole is lost too.
+        tcb.pending_rexmit = Some(tcb.snd_una);
+        AckOutcome::Partial { restart_timer: true }
+    }
+
+    fn guards_with_recover(&self) -> bool {
         true
     }
 
@@ -37,15 +72,37 @@ mod tests {
     use crate::config::CwndGrowth;
     use crate::tcp::cc::AimdCc;
     use crate::tcp::recovery::test_tcb;
-    use crate::tcp::tcb::CaState;
 
     #[test]
     fn three_duplicates_retransmit_without_reducing_cwnd_seed002_table1() {
         let mut t = test_tcb();
         let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
         let (cwnd, ssthresh) = (t.cwnd, t.ssthresh);
-        EcnElfnRecovery.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
+        let mut r = EcnElfnRecovery::new(3);
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         assert_eq!(t.pending_rexmit, Some(t.snd_una));
-        assert_eq!((t.cwnd, t.ssthresh, t.ca_state), (cwnd, ssthresh, CaState::Open));
+        assert_eq!((t.cwnd, t.ssthresh), (cwnd, ssthresh));
+        // Three more duplicates: the same segment again.
+        t.pending_rexmit = None;
+        for _ in 0..3 {
+            r.on_dupack(&mut t);
+        }
+        assert_eq!(t.pending_rexmit, Some(t.snd_una));
+        assert_eq!(t.cwnd, cwnd);
+    }
+
+    #[test]
+    fn a_partial_ack_retransmits_the_next_hole_and_keeps_the_window() {
+        let mut t = test_tcb();
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
+        let mut r = EcnElfnRecovery::new(3);
+        let cwnd = t.cwnd;
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
+        t.snd_una = 3001;
+        assert_eq!(r.on_ack(&mut t, 3000), AckOutcome::Partial { restart_timer: true });
+        assert_eq!(t.pending_rexmit, Some(3001));
+        t.snd_una = t.recover;
+        assert_eq!(r.on_ack(&mut t, 7000), AckOutcome::Exited);
+        assert_eq!(t.cwnd, cwnd);
     }
 }

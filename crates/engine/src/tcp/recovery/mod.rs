@@ -42,11 +42,6 @@ pub trait LossRecovery {
     fn guards_with_recover(&self) -> bool {
         false
     }
-    /// Whether every further run of DupThresh duplicates triggers the response again (the policy
-    /// never leaves the Open state).
-    fn repeats_on_each_threshold(&self) -> bool {
-        false
-    }
     /// Whether a timeout only retransmits, leaving cwnd, ssthresh and the state alone.
     fn keeps_window_on_timeout(&self) -> bool {
         false
@@ -94,10 +89,6 @@ impl LossRecovery for AnyRecovery {
     #[inline]
     fn guards_with_recover(&self) -> bool {
         dispatch!(self, r => r.guards_with_recover())
-    }
-    #[inline]
-    fn repeats_on_each_threshold(&self) -> bool {
-        dispatch!(self, r => r.repeats_on_each_threshold())
     }
     #[inline]
     fn keeps_window_on_timeout(&self) -> bool {
