@@ -15,6 +15,7 @@ from rich.console import Console
 from tcpenergy import api, devices
 from tcpenergy._version import __version__, engine_version
 from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
+from tcpenergy.experiments.errors import ExecutorError, StoreError, SweepSpecError
 from tcpenergy.outputs import OutputPathError, check_trace_path, write_trace
 from tcpenergy.report import profiles as profiles_report
 from tcpenergy.report import result as result_report
@@ -60,7 +61,7 @@ def _reporting_errors() -> Iterator[None]:
         yield
     except ScenarioError as exc:
         _fail(_describe(exc), EXIT_USAGE)
-    except OutputPathError as exc:
+    except (OutputPathError, SweepSpecError, StoreError, ExecutorError) as exc:
         _fail(str(exc), EXIT_USAGE)
     except EngineError as exc:
         _fail(f"engine failure: {exc} (this is a bug; please report it with the scenario and seed)",

@@ -1,1 +1,156 @@
-"""The `sweep, summarize and export` commands of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+"""The `sweep`, `summarize` and `export` commands of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+
+# No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
+
+import math
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
+
+
+class ExecutorName(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+class SummaryFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class ExportFormat(str, Enum):
+    parquet = "parquet"
+    csv = "csv"
+
+
+StoreArgument = Annotated[
+    Path, typer.Argument(help="Results store (.duckdb) written by `tcpenergy sweep`.",
+                         show_default=False, metavar="STORE")]
+
+
+@app.command("sweep")
+def sweep_command(
+    spec: Annotated[Path, typer.Argument(help="Sweep TOML file.", show_default=False, metavar="SWEEP")],
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", metavar="N", help="Parallel workers (default: every core).")] = None,
+    executor: Annotated[ExecutorName, typer.Option(
+        "--executor", help="Where runs execute: a local process pool, or Dask.")] = ExecutorName.local,
+    scheduler: Annotated[Optional[str], typer.Option(
+        "--scheduler", metavar="ADDR",
+        help="Dask scheduler address (tcp://host:port); without it, a local Dask cluster.")] = None,
+    store: Annotated[Optional[Path], typer.Option(
+        "--store", metavar="FILE",
+        help="Results store (default: the sweep file with the suffix .duckdb).")] = None,
+) -> None:
+    """Run every cell x seed of a sweep into a results store; re-running resumes it."""
+    from tcpenergy.experiments.runner import sweep
+
+    if jobs is not None and jobs < 1:
+        _fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
+    if scheduler and executor is not ExecutorName.dask:
+        _fail("--scheduler needs --executor dask", EXIT_USAGE)
+    with _reporting_errors():
+        try:
+            outcome = sweep(spec, store=store, jobs=jobs, executor=executor.value,
+                            scheduler=scheduler, progress=True)
+        except KeyboardInterrupt:
+            typer.echo("interrupted: every run finished so far is stored; run the same command "
+                       "again to resume", err=True)
+            raise typer.Exit(130) from None
+    typer.echo(str(outcome))
+    for run_key, error in outcome.errors:
+        typer.echo(f"  failed: {run_key}: {error}", err=True)
+    if outcome.failed:
+        more = outcome.failed - len(outcome.errors)
+        if more > 0:
+            typer.echo(f"  ... and {more} more failed runs", err=True)
+        typer.echo("failed runs are stored with their error and retried on the next sweep",
+                   err=True)
+        raise typer.Exit(EXIT_FAILURE)
+
+
+@app.command("summarize")
+def summarize_command(
+    store: StoreArgument,
+    by: Annotated[Optional[List[str]], typer.Option(
+        "--by", metavar="COLUMN",
+        help="Group by this column (repeatable; default: the sweep's label.* columns).")] = None,
+    metric: Annotated[Optional[List[str]], typer.Option(
+        "--metric", metavar="COLUMN", help="Summarize this column (repeatable).")] = None,
+    fmt: Annotated[SummaryFormat, typer.Option("--format", help="Output format.")] = SummaryFormat.table,
+) -> None:
+    """Mean and 90 % / 95 % Student-t confidence intervals per cell of a store."""
+    from tcpenergy.experiments.stats import summarize
+    from tcpenergy.experiments.store import open_store
+
+    with _reporting_errors():
+        with open_store(store) as st:
+            frame = st.runs()
+    try:
+        summary = summarize(frame, by=by or None, metrics=metric or None)
+    except KeyError as exc:
+        columns = ", ".join(c for c in frame.columns if c.startswith("label.")) or "(none)"
+        _fail(f"{exc.args[0]}; label columns: {columns}", EXIT_USAGE)
+    failed = summary.attrs.get("failed", 0)
+    if fmt is SummaryFormat.csv:
+        typer.echo(summary.to_csv(index=False), nl=False)
+    elif fmt is SummaryFormat.json:
+        typer.echo(summary.to_json(orient="records", indent=2))
+    else:
+        _print_summary(summary, Console())
+    ok = summary.attrs.get("runs", 0)
+    typer.echo(f"{ok} runs summarized; {failed} failed run(s) left out", err=True)
+
+
+def _num(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
+
+
+def _print_summary(summary, console: Console) -> None:
+    """One small table per metric, a row per group, intervals as mean ± half-width: readable in
+    an 80-column terminal (csv and json give every column)."""
+    levels = [c[:-4] for c in summary.columns if c.startswith("ci") and c.endswith("_low")]
+    keys = [c for c in summary.columns if c not in ("metric", "n", "mean", "std")
+            and not c.startswith("ci")]
+    for metric, rows in summary.groupby("metric", sort=False):
+        table = Table(title=metric, title_justify="left", title_style="bold")
+        for key in keys:
+            table.add_column(key.removeprefix("label."), no_wrap=True)
+        for column in ["n", "mean"] + [f"± {lv[2:]} %" for lv in levels]:
+            table.add_column(column, justify="right", no_wrap=True)
+        for row in rows.to_dict("records"):
+            halves = [(row[f"{lv}_high"] - row[f"{lv}_low"]) / 2 for lv in levels]
+            table.add_row(*[str(row[k]) for k in keys], str(row["n"]), _num(row["mean"]),
+                          *[_num(h) for h in halves])
+        console.print(table)
+
+
+@app.command("export")
+def export_command(
+    store: StoreArgument,
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="File format.", case_sensitive=False)],
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", metavar="FILE", help="Output file (default: STORE with the format's suffix).")] = None,
+) -> None:
+    """Write the flat runs frame (one row per run) as Parquet or CSV."""
+    from tcpenergy.experiments.frame import default_export_path, export_frame
+    from tcpenergy.experiments.store import open_store
+
+    target = out if out is not None else default_export_path(store, fmt.value)
+    with _reporting_errors():
+        with open_store(store) as st:
+            frame = st.runs()
+        try:
+            export_frame(frame, target, fmt.value)
+        except OSError as exc:
+            _fail(f"cannot write {target}: {exc}", EXIT_FAILURE)
+    typer.echo(f"{len(frame)} runs -> {target}")

@@ -1,1 +1,60 @@
-"""The `reproduce` commands of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+"""The `reproduce` command of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+
+# No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
+# The reproductions import pandas, DuckDB and matplotlib inside the command, so other commands start fast.
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
+from tcpenergy.reproduce import describe, known_papers
+
+
+def _known() -> str:
+    return "; ".join(f"{p} ({describe(p)})" for p in known_papers())
+
+
+@app.command("reproduce")
+def reproduce_command(
+    paper: Annotated[str, typer.Argument(help=f"Paper to reproduce: {', '.join(known_papers())}.", show_default=False,
+                                         metavar="PAPER")],
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", show_default=False,
+                                      help="Output directory: runs.duckdb (resumable), sweeps/, "
+                                           "claims.json, report/.")],
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer repetitions (3 seeds instead of 10): a "
+                                                        "smoke test in well under a minute.")] = False,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N",
+                                                help="Parallel workers (default: every core).")] = None,
+) -> None:
+    """Run a seed paper's experiments, check its claims, and write a report.
+
+    Re-running with the same --out resumes: finished runs are not run again.
+    """
+    if paper not in known_papers():
+        _fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
+    if jobs is not None and jobs < 1:
+        _fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
+    if out.exists() and not out.is_dir():
+        _fail(f"--out: {out} exists and is not a directory", EXIT_USAGE)
+    from tcpenergy.reproduce import reproduce
+
+    with _reporting_errors():
+        try:
+            outcome = reproduce(paper, out, quick=quick, jobs=jobs, progress=True,
+                                log=lambda message: typer.echo(message, err=True))
+        except KeyboardInterrupt:
+            typer.echo("interrupted: every run finished so far is stored in "
+                       f"{out / 'runs.duckdb'}; run the same command again to resume", err=True)
+            raise typer.Exit(130) from None
+    tally = outcome.tally
+    typer.echo(f"{paper}: {sum(tally.values())} claims: {tally['holds']} hold, "
+               f"{tally['does_not_hold']} do not hold, {tally['not_modelled']} not modelled "
+               f"({outcome.runs} runs, {outcome.wall_s:.1f} s)")
+    typer.echo(f"claims: {out / 'claims.json'}")
+    typer.echo(f"report: {out / 'report' / 'index.html'}")
+    if outcome.failed_runs:
+        typer.echo(f"{outcome.failed_runs} runs failed (stored with their error; re-run to retry them)",
+                   err=True)
+        raise typer.Exit(EXIT_FAILURE)

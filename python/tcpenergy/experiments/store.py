@@ -1,0 +1,295 @@
+"""The results store: one DuckDB file, one row per run, keyed by run_key.
+
+Every batch of runs is written in one transaction, so a process killed at any moment leaves a
+file that opens and holds every committed batch (DuckDB replays its write-ahead log on open).
+A file that is not a tcpenergy store of this schema version is refused, and left as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set,
+                    Tuple, Union)
+
+from tcpenergy._version import __version__
+from tcpenergy.experiments.errors import StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FORMAT = "tcpenergy-store"
+SCHEMA_VERSION = "1"
+
+# Two extensions of the contract's tables: `cell` (the index of the run's cell in its sweep), so a
+# store lists runs in the order the sweep file describes them; and `sweep_runs`, which runs each
+# sweep comprises, with that sweep's cell and labels. A run is stored once (by run_key) but may
+# belong to several sweeps of one store: a sweep that finds its run already stored by another
+# sweep skips it and still counts it as its own.
+_SWEEP_RUNS = """CREATE TABLE IF NOT EXISTS sweep_runs(
+    sweep VARCHAR, run_key VARCHAR, cell INTEGER, labels JSON, PRIMARY KEY (sweep, run_key))"""
+_SCHEMA = (
+    "CREATE TABLE meta(key VARCHAR PRIMARY KEY, value VARCHAR)",
+    """CREATE TABLE runs(
+        run_key VARCHAR PRIMARY KEY, scenario_hash VARCHAR, seed BIGINT, engine_version VARCHAR,
+        status VARCHAR, error VARCHAR, sweep VARCHAR, cell INTEGER, labels JSON, scenario JSON,
+        result JSON, wall_s DOUBLE, created_at TIMESTAMP)""",
+    _SWEEP_RUNS,
+)
+COLUMNS = ("run_key", "scenario_hash", "seed", "engine_version", "status", "error", "sweep", "cell",
+           "labels", "scenario", "result", "wall_s")
+_TYPES = {"seed": "BIGINT", "cell": "INTEGER", "wall_s": "DOUBLE"}
+_SELECT = (
+    f"runs ({', '.join(COLUMNS)}, created_at) SELECT *, current_localtimestamp() FROM (SELECT "
+    + ", ".join(f"unnest(${i + 1}::{_TYPES.get(c, 'VARCHAR')}[])" for i, c in enumerate(COLUMNS))
+    + ")"
+)
+_INSERT = "INSERT OR REPLACE INTO " + _SELECT
+_INSERT_NEW = "INSERT INTO " + _SELECT
+_INSERT_MEMBERS = ("INSERT OR REPLACE INTO sweep_runs SELECT $1, unnest($2::VARCHAR[]), "
+                   "unnest($3::INTEGER[]), unnest($4::VARCHAR[])")
+# One row per run and sweep it belongs to; a run no sweep_runs row names (a store written
+# without them) keeps the sweep, cell and labels stored with it.
+_RECORDS = f"""
+    SELECT {', '.join('r.' + c for c in COLUMNS if c not in ('sweep', 'cell', 'labels'))},
+           coalesce(m.sweep, r.sweep) AS sweep, coalesce(m.cell, r.cell) AS cell,
+           coalesce(m.labels, r.labels) AS labels, r.created_at
+    FROM runs r LEFT JOIN sweep_runs m USING (run_key) {{where}}
+    ORDER BY sweep, cell, seed, run_key"""
+_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
+
+
+class Store:
+    """An open store. Use :func:`open_store`; close it (or use ``with``) to release the file."""
+
+    def __init__(self, path: Path, connection: Any, read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._con = connection
+
+    # -- life cycle
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    @property
+    def con(self) -> Any:
+        if self._con is None:
+            raise StoreError(f"store {self.path} is closed")
+        return self._con
+
+    # -- reading
+    @property
+    def meta(self) -> Dict[str, str]:
+        return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+
+    def count(self, status: Optional[str] = None) -> int:
+        if status is None:
+            return self.con.execute("SELECT count(*) FROM runs").fetchone()[0]
+        query = "SELECT count(*) FROM runs WHERE status = ?"
+        return self.con.execute(query, [status]).fetchone()[0]
+
+    def ok_keys(self) -> Set[str]:
+        """Run keys stored with status ok: the runs a sweep does not need to run again."""
+        rows = self.con.execute("SELECT run_key FROM runs WHERE status = 'ok'").fetchall()
+        return {row[0] for row in rows}
+
+    def records(self, status: Optional[str] = None) -> List[Dict[str, Any]]:
+        """The stored runs as dicts (JSON columns as text), one per run and sweep it belongs to,
+        in sweep, cell and seed order."""
+        where, args = ("WHERE r.status = ?", [status]) if status is not None else ("", [])
+        if self._has_sweep_runs():
+            query = _RECORDS.format(where=where)
+        else:  # a read-only store written before sweep_runs existed
+            query = (f"SELECT {', '.join(COLUMNS)}, created_at FROM runs r {where} "
+                     "ORDER BY sweep, cell, seed, run_key")
+        cursor = self.con.execute(query, args)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def runs(self, status: Optional[str] = None) -> "pd.DataFrame":
+        """One flat row per run (per run and sweep, when sweeps share runs): run columns,
+        ``label.<axis>``, scenario keys, result fields. See :mod:`tcpenergy.experiments.frame`."""
+        from tcpenergy.experiments.frame import runs_frame
+
+        return runs_frame(self.records(status))
+
+    def summarize(self, by: Optional[Sequence[str]] = None,
+                  metrics: Optional[Sequence[str]] = None,
+                  levels: Sequence[float] = (0.90, 0.95)) -> "pd.DataFrame":
+        """Means and Student-t confidence intervals per group; see :func:`stats.summarize`."""
+        from tcpenergy.experiments.stats import summarize
+
+        return summarize(self.runs(), by=by, metrics=metrics, levels=levels)
+
+    def _has_sweep_runs(self) -> bool:
+        return bool(self.con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sweep_runs'").fetchone()[0])
+
+    def keys(self) -> Set[str]:
+        """Every stored run key, whatever its status."""
+        return {row[0] for row in self.con.execute("SELECT run_key FROM runs").fetchall()}
+
+    # -- writing
+    def add_to_sweep(self, sweep: str, members: Sequence[Tuple[str, int, str]]) -> None:
+        """Record that runs (run_key, cell, labels JSON) belong to ``sweep``, in one transaction."""
+        columns = [list(c) for c in zip(*members)] if members else [[], [], []]
+        # CREATE ... IF NOT EXISTS: a store from before the table existed gains it here.
+        self._transaction((_SWEEP_RUNS, []), (_INSERT_MEMBERS, [sweep, *columns]))
+
+    def write(self, rows: Iterable[Mapping[str, Any]], new: bool = False) -> int:
+        """Insert (or replace, by run_key) a batch of runs in one transaction.
+
+        ``new=True`` promises that no run_key of the batch is stored yet: a plain INSERT, about a
+        third cheaper than INSERT OR REPLACE (and an error if the promise is broken).
+        """
+        rows = list(rows)
+        if rows:
+            # One statement per batch, each column passed as one list and unnested: no per-row
+            # round trip, and no pyarrow (whose import pulls in pandas).
+            columns = [[r.get(c) for r in rows] for c in COLUMNS]
+            self._transaction((_INSERT_NEW if new else _INSERT, columns))
+        return len(rows)
+
+    def _transaction(self, *statements: Tuple[str, list]) -> None:
+        if self.read_only:
+            raise StoreError(f"store {self.path} is open read-only")
+        con = self.con
+        try:
+            con.execute("BEGIN TRANSACTION")
+            for sql, args in statements:
+                con.execute(sql, args)
+            con.execute("COMMIT")
+        except BaseException as exc:
+            # Ctrl-C may land between two statements too: never leave the transaction open.
+            _rollback(con)
+            if not isinstance(exc, Exception):
+                raise
+            _reraise_interrupt(exc)  # rolled back: the rows are still the caller's to write
+            raise StoreError(f"cannot write to store {self.path}: {exc}") from exc
+
+
+def _reraise_interrupt(exc: BaseException) -> None:
+    """DuckDB turns Ctrl-C during a query into its own error; make it Ctrl-C again."""
+    if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":
+        raise KeyboardInterrupt from None
+
+
+def _rollback(con: Any) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except Exception:  # no transaction open: nothing to undo
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# opening
+
+
+def open_store(path: Union[str, "os.PathLike[str]"], create: bool = False,
+               read_only: Optional[bool] = None) -> Store:
+    """Open a results store; with ``create``, make a new one if the file does not exist.
+
+    By default a store opened without ``create`` is read-only. Raises StoreError for a file that
+    is not a tcpenergy store or has another schema version; such a file is not modified.
+    """
+    path = Path(path)
+    read_only = (not create) if read_only is None else read_only
+    if not path.exists():
+        if not create:
+            raise StoreError(f"no store at {path}")
+        return _create(path)
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a store")
+    _check_magic(path)
+    # Check read-only first: a file that turns out not to be a store is never opened for writing.
+    con = _connect(path, read_only=True)
+    try:
+        _check_meta(con, path)
+    except BaseException:
+        con.close()
+        raise
+    if read_only:
+        return Store(path, con, read_only=True)
+    con.close()
+    return Store(path, _connect(path, read_only=False), read_only=False)
+
+
+def _check_magic(path: Path) -> None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError as exc:
+        raise StoreError(f"cannot read store {path}: {exc}") from None
+    if head[8:12] != _MAGIC:
+        raise StoreError(f"{path} is not a tcpenergy store (not a DuckDB database file)")
+
+
+def _connect(path: Path, read_only: bool) -> Any:
+    import duckdb
+
+    try:
+        # A writer gets one thread: its batches are small, and the cores belong to the runs.
+        config = {} if read_only else {"threads": 1}
+        return duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise StoreError(f"store {path} is in use by another process (a sweep still running?)"
+                             ) from None
+        raise StoreError(f"cannot open store {path}: {exc}") from None
+    except duckdb.Error as exc:
+        raise StoreError(f"cannot open store {path}: {exc}") from None
+
+
+def _check_meta(con: Any, path: Path) -> None:
+    import duckdb
+
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    except duckdb.Error:
+        meta = {}
+    if meta.get("format") != FORMAT:
+        raise StoreError(f"{path} is not a tcpenergy store (a DuckDB database without its "
+                         f"meta table entry format = {FORMAT!r})")
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise StoreError(f"store {path} has schema version {version}; this tcpenergy "
+                         f"({__version__}) reads schema version {SCHEMA_VERSION}")
+
+
+def _create(path: Path) -> Store:
+    """A new, empty store. Built under a temporary name and renamed into place, so a process
+    killed while creating it never leaves a half-made store (which a re-run would refuse)."""
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot create store {path}: directory does not exist: {path.parent}")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.creating")
+    try:
+        con = _connect(tmp, read_only=False)
+        try:
+            for statement in _SCHEMA:
+                con.execute(statement)
+            con.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ["format", FORMAT], ["schema_version", SCHEMA_VERSION],
+                ["created_by", __version__]])
+        finally:
+            con.close()
+        os.replace(tmp, path)
+    except BaseException as exc:
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+        if isinstance(exc, Exception) and not isinstance(exc, StoreError):
+            _reraise_interrupt(exc)
+            raise StoreError(f"cannot create store {path}: {exc}") from exc
+        raise
+    return Store(path, _connect(path, read_only=False), read_only=False)

@@ -1,0 +1,165 @@
+"""Which sweep axis goes where in a report: x axis, one line per value, one panel per condition.
+
+The runs frame carries one ``label.<axis>`` column per sweep axis. The x axis is ``label.rtt``
+when present, else the first numeric axis (numbers, or durations shown in ms), else the first
+non-variant axis as categories. Lines are ``label.tcp.variant`` when present, else the first
+remaining axis. Every other axis splits the runs into panels (conditions).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Tuple
+
+import pandas as pd
+
+LABEL_PREFIX = "label."
+RTT = "label.rtt"
+VARIANT = "label.tcp.variant"
+MISSING = "-"
+
+# The order the papers list variants in, so colours and tables stay stable across reports.
+VARIANT_ORDER = ("tahoe", "reno", "newreno", "sack", "ecn-elfn", "e2tcp", "gaimd", "cubic")
+
+_NAMES = {"rtt": "RTT", "path.mtu": "MTU", "tcp.variant": "variant"}
+_IMPAIRMENT_P = re.compile(r"path\.(forward|reverse)\.impairments\.\d+\.p$")
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min|h)\s*$")
+_MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
+
+
+@dataclass(frozen=True)
+class Layout:
+    x: Optional[str]            # label column on the x axis (None: a single point per line)
+    line: Optional[str]         # label column giving one line per value (None: one line)
+    panels: Tuple[str, ...]     # label columns whose combinations are the panels (conditions)
+
+
+def label_columns(runs: pd.DataFrame) -> List[str]:
+    return [c for c in runs.columns if c.startswith(LABEL_PREFIX)]
+
+
+def infer_layout(runs: pd.DataFrame) -> Layout:
+    labels = label_columns(runs)
+    line = VARIANT if VARIANT in labels else None
+    candidates = [c for c in labels if c != line]
+    x = RTT if RTT in candidates else next(
+        (c for c in candidates if is_numeric_axis(runs[c])), candidates[0] if candidates else None)
+    if line is None:
+        line = next((c for c in labels if c != x), None)
+    return Layout(x=x, line=line, panels=tuple(c for c in labels if c not in (x, line)))
+
+
+def normalize_labels(runs: pd.DataFrame) -> pd.DataFrame:
+    """Label values that can be grouped by: a list or table (a whole impairment list swept as one
+    axis) becomes its JSON text; a label a run lacks (a store holding sweeps with different axes)
+    becomes ``MISSING``."""
+    columns = {}
+    for column in label_columns(runs):
+        values = runs[column]
+        if values.map(lambda v: isinstance(v, (list, dict))).any():
+            values = values.map(lambda v: json.dumps(v, sort_keys=True)
+                                if isinstance(v, (list, dict)) else v)
+        if values.isna().any():
+            values = values.astype(object).where(values.notna(), MISSING)
+        if values is not runs[column]:
+            columns[column] = values
+    return runs.assign(**columns) if columns else runs
+
+
+def duration_ms(value: Any) -> Optional[float]:
+    """``"15ms"`` -> 15.0, ``"7500us"`` -> 7.5; None when not a duration string."""
+    if not isinstance(value, str):
+        return None
+    match = _DURATION.match(value)
+    return float(match.group(1)) * _MS_PER_UNIT[match.group(2)] if match else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def _values(series: pd.Series) -> list:
+    return [v for v in series.tolist() if v is not None and not (isinstance(v, float) and math.isnan(v))]
+
+
+def is_duration_axis(series: pd.Series) -> bool:
+    values = _values(series)
+    return bool(values) and all(duration_ms(v) is not None for v in values)
+
+
+def is_numeric_axis(series: pd.Series) -> bool:
+    values = _values(series)
+    return bool(values) and (all(_is_number(v) for v in values) or is_duration_axis(series))
+
+
+def numeric_values(series: pd.Series) -> pd.Series:
+    """An axis as floats (durations in ms), for plotting and sorting."""
+    if is_duration_axis(series):
+        return series.map(duration_ms).astype(float)
+    return pd.to_numeric(series, errors="coerce").astype(float)
+
+
+def ordered_values(series: pd.Series) -> list:
+    """Distinct values of an axis in display order: numeric order, paper order for variants,
+    else first appearance."""
+    values = list(dict.fromkeys(_values(series)))
+    if is_numeric_axis(series):
+        return sorted(values, key=lambda v: duration_ms(v) if isinstance(v, str) else float(v))
+    if series.name == VARIANT:
+        rank = {name: i for i, name in enumerate(VARIANT_ORDER)}
+        return sorted(values, key=lambda v: (rank.get(v, len(rank)), values.index(v)))
+    return values
+
+
+def axis_name(column: str) -> str:
+    """``label.path.mtu`` -> ``MTU``; impairment probabilities read as loss rates."""
+    key = column[len(LABEL_PREFIX):] if column.startswith(LABEL_PREFIX) else column
+    match = _IMPAIRMENT_P.match(key)
+    if match:
+        return "loss" if match.group(1) == "forward" else "reverse loss"
+    return _NAMES.get(key, key)
+
+
+def axis_title(column: str, series: pd.Series) -> str:
+    """Axis title with its unit, e.g. ``RTT (ms)``."""
+    name = axis_name(column)
+    if is_duration_axis(series):
+        return f"{name} (ms)"
+    if _IMPAIRMENT_P.match(column[len(LABEL_PREFIX):]):
+        return f"{name} (%)"
+    return name
+
+
+def format_value(column: str, value: Any) -> str:
+    """A label value for panel titles and tables: loss 0.05 -> ``5 %``, else as written."""
+    if _IMPAIRMENT_P.match(column[len(LABEL_PREFIX):]) and _is_number(value):
+        return f"{value * 100:g} %"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def condition_title(columns: Sequence[str], values: Sequence[Any]) -> str:
+    """``MTU 512 · loss 1 %``."""
+    return " · ".join(f"{axis_name(c)} {format_value(c, v)}" for c, v in zip(columns, values))
+
+
+def conditions(runs: pd.DataFrame, columns: Sequence[str]) -> List[tuple]:
+    """Every combination of the condition columns' values present in the runs, in display order."""
+    if not columns:
+        return [()]
+    present = set(runs[list(columns)].itertuples(index=False, name=None))
+    combos: List[tuple] = [()]
+    for column in columns:
+        combos = [c + (v,) for c in combos for v in ordered_values(runs[column])]
+    return [c for c in combos if c in present]
+
+
+def select(runs: pd.DataFrame, columns: Sequence[str], values: Sequence[Any]) -> pd.DataFrame:
+    mask = pd.Series(True, index=runs.index)
+    for column, value in zip(columns, values):
+        mask &= runs[column] == value
+    return runs[mask]

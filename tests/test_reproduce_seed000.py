@@ -1,0 +1,202 @@
+"""`tcpenergy reproduce seed-000`: end to end in quick mode, the packaged claims, and the claim rules."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from importlib.resources import files
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tcpenergy.reproduce import claims as C
+from tcpenergy.reproduce import seed000 as S
+from tcpenergy.reproduce import seed000_claims as E
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "spec" / "claims.yaml"
+
+
+# --------------------------------------------------------------------------------------------
+# End to end (one quick reproduction shared by the tests below)
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from tcpenergy.cli import app
+
+    out = tmp_path_factory.mktemp("repro") / "seed-000"
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["reproduce", "seed-000", "--quick", "--out", str(out), "--jobs", "2"])
+    return out, result, time.perf_counter() - started
+
+
+def test_quick_reproduction_exits_0_and_finishes_within_a_minute(quick_run):
+    out, result, wall = quick_run
+    assert result.exit_code == 0, result.output
+    assert "49 claims" in result.stdout
+    assert wall < 90  # ~25 s on 2 cores; generous for slow CI machines
+
+
+def test_claims_json_lists_every_s000_claim_exactly_once_with_a_valid_status(quick_run):
+    out, result, _ = quick_run
+    records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
+    ids = [r["id"] for r in records]
+    expected = [e["id"] for e in C.load_claims()]
+    assert len(expected) == 49
+    assert sorted(ids) == sorted(expected)
+    assert len(set(ids)) == len(ids)
+    for r in records:
+        assert r["status"] in C.STATUSES, r
+        assert r["claim"] and r["where"] and r["evidence"], r
+        if r["status"] != C.HOLDS:
+            assert r["explanation"], r
+    by_id = {r["id"]: r for r in records}
+    # RTS/CTS needs an 802.11 MAC: never judged from runs.
+    assert by_id["S000-C42"]["status"] == C.NOT_MODELLED
+
+
+def test_report_and_sweep_files_are_written(quick_run):
+    out, _, _ = quick_run
+    report = out / "report"
+    for name in ("index.html", "report.md", "summary.csv", "ranking.csv"):
+        assert (report / name).is_file(), name
+    assert list((report / "figures").glob("*.png"))
+    text = (report / "report.md").read_text(encoding="utf-8")
+    assert "Claims checklist" in text and "S000-C49" in text and "Table 4: paper vs reproduction" in text
+    assert "RTS/CTS" in text
+    for exp in S.experiments(quick=True):
+        spec = tomllib.loads((out / "sweeps" / f"{exp.name}.sweep.toml").read_text())
+        assert spec.get("repetitions") == 3 or spec.get("seeds") == [1]
+        assert (out / "sweeps" / spec["base"]).is_file()
+    assert (out / "runs.duckdb").is_file()
+
+
+def test_rerunning_a_sweep_skips_the_stored_runs(quick_run):
+    out, _, _ = quick_run
+    outcome = S._run_sweep(out / "sweeps" / f"{S.BURSTY}.sweep.toml", out / "runs.duckdb", 1, False)
+    assert outcome.ran == 0 and outcome.skipped == outcome.total == 45
+
+
+def test_unknown_paper_is_a_usage_error_listing_the_known_ones(cli, tmp_path):
+    result = cli("reproduce", "seed-999", "--out", tmp_path / "x")
+    assert result.exit_code == 2
+    assert "seed-000" in result.stderr
+    assert not (tmp_path / "x").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Packaged claims
+# --------------------------------------------------------------------------------------------
+
+def test_claims_data_ships_in_the_installed_package():
+    shipped = files("tcpenergy.reproduce") / "data" / "claims_s000.yaml"
+    assert shipped.is_file()
+    entries = C.load_claims()
+    assert [e["id"] for e in entries] == [f"S000-C{i:02d}" for i in range(1, 50)]
+    assert set(E.EVALUATORS) == {e["id"] for e in entries}
+
+
+@pytest.mark.skipif(not SHARED_CLAIMS.is_file(), reason="shared/spec/claims.yaml not available")
+def test_packaged_claims_match_the_shared_spec():
+    import yaml
+
+    shared = [e for e in yaml.safe_load(SHARED_CLAIMS.read_text(encoding="utf-8"))
+              if str(e.get("id", "")).startswith("S000-")]
+    assert shared == C.load_claims()
+
+
+# --------------------------------------------------------------------------------------------
+# Claim rules on synthetic numbers
+# --------------------------------------------------------------------------------------------
+
+def stat(mean, half=1.0, n=10):
+    return C.Stat(mean, mean - half, mean + half, n)
+
+
+def test_relations_use_interval_overlap_for_ties_and_disjoint_intervals_for_order():
+    a, b, c = stat(10), stat(11.5), stat(20)
+    assert C.relation_holds(a, "~=", b) and not C.relation_holds(a, "<", b)
+    assert C.relation_holds(a, "<", c) and not C.relation_holds(c, "<", a)
+    assert C.relation_holds(c, ">", a)
+    assert C.relation_holds(a, "<=", b) and C.relation_holds(a, "<=", c) and not C.relation_holds(c, "<=", a)
+    # Zero-width intervals (deterministic runs) tie only at (nearly) equal means.
+    assert C.relation_holds(stat(5, 0), "~=", stat(5 * (1 + 1e-6), 0))
+    assert C.relation_holds(stat(5, 0), "<", stat(5.1, 0))
+
+
+def test_parse_chain_reads_the_claims_notation():
+    chain = C.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
+    assert chain == C.Chain("E", ("sack", "newreno", "reno"), ("<", "~="))
+    assert C.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]").ops == (">", ">")
+    with pytest.raises(ValueError):
+        C.parse_chain("E[SACK] < tau[Reno]")
+    with pytest.raises(ValueError):
+        C.parse_chain("E[SACK]")
+
+
+def test_chain_with_a_tie_holds_only_when_the_strict_parts_are_significant():
+    chain = C.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
+    assert C.check_chain(chain, {"sack": stat(5), "newreno": stat(10), "reno": stat(10.5)})[0]
+    # tie broken: NewReno clearly below Reno
+    ok, why = C.check_chain(chain, {"sack": stat(5), "newreno": stat(10), "reno": stat(15)})
+    assert not ok and "NewReno ~= Reno" in why[0]
+    # SACK overlaps NewReno: '<' fails even though its mean is lower
+    assert not C.check_chain(chain, {"sack": stat(9.5), "newreno": stat(10), "reno": stat(10.2)})[0]
+
+
+def test_chain_checks_the_order_implied_across_a_tie():
+    chain = C.parse_chain("E_I[NewReno] < E_I[Reno] ~= E_I[SACK]")
+    # NewReno < Reno holds, Reno ~= SACK holds, but SACK's mean is below NewReno's
+    ok, why = C.check_chain(chain, {"newreno": stat(10, 0.5), "reno": stat(11.2, 0.5), "sack": stat(9.9, 2)})
+    assert not ok and any("implied" in w for w in why)
+
+
+def synthetic_random_loss(means, spread=0.2, seeds=5):
+    """A random-loss runs frame whose per-bit energy has the given mean per (variant, mtu, loss)."""
+    rows = []
+    for (variant, mtu, loss), mean in means.items():
+        for rtt in S.RTTS:
+            for seed in range(1, seeds + 1):
+                value = mean + spread * math.sin(seed * 1.7 + len(rtt))
+                rows.append({"sweep": S.RANDOM, "seed": seed, "status": "ok", "tcp.variant": variant,
+                             "path.mtu": mtu, S.LOSS_KEY: loss, "label.rtt": rtt,
+                             "label.tcp.variant": variant,
+                             "energy.sender.per_bit_total_uj": value})
+    return pd.DataFrame(rows)
+
+
+def test_table4_evaluator_reads_the_cell_and_relation_from_the_claim():
+    entry = next(e for e in C.load_claims() if e["id"] == "S000-C14")  # MTU 512 / 5 %: E[S] < E[N] ~= E[R]
+    holds = synthetic_random_loss({("sack", 512, 0.05): 100.0, ("newreno", 512, 0.05): 120.0,
+                                   ("reno", 512, 0.05): 120.1})
+    v = E.table4(E.Context(runs=holds, claims=C.load_claims()), entry)
+    assert v.status == C.HOLDS, v.evidence
+    assert "same pairs: SACK < NewReno ~= Reno" in v.evidence
+    reversed_ = synthetic_random_loss({("sack", 512, 0.05): 130.0, ("newreno", 512, 0.05): 120.0,
+                                       ("reno", 512, 0.05): 120.1})
+    v = E.table4(E.Context(runs=reversed_, claims=C.load_claims()), entry)
+    assert v.status == C.DOES_NOT_HOLD and v.explanation
+
+
+def test_scenario_writer_round_trips_through_toml(tmp_path):
+    for exp in S.experiments(quick=True):
+        sweep_file = S.write_experiment(exp, tmp_path)
+        spec = tomllib.loads(sweep_file.read_text())
+        assert spec["axes"] == exp.axes and spec["name"] == exp.name
+        base = tomllib.loads((tmp_path / spec["base"]).read_text())
+        assert base == exp.base
+
+
+def test_leading_tie_is_empty_without_a_tie_for_best():
+    assert E._leading_tie(C.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]")) == set()
+    assert E._leading_tie(C.parse_chain("tau[SACK] ~= tau[NewReno] > tau[Reno]")) == {"sack", "newreno"}
