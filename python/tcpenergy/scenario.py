@@ -9,7 +9,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,22 +40,27 @@ class Scenario:
         return to_json(self.data, "")
 
 
-def read_toml(path: PathLike) -> dict:
-    """Read a scenario file; I/O and syntax problems become ScenarioError."""
+def read_toml_file(path: PathLike, what: str, make_error: Callable[[str], Exception]) -> dict:
+    """Read a TOML file; I/O and syntax problems become ``make_error(message)``."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise scenario_error("", f"scenario file not found: {path}") from None
+        raise make_error(f"{what} file not found: {path}") from None
     except IsADirectoryError:
-        raise scenario_error("", f"scenario path is a directory, not a file: {path}") from None
+        raise make_error(f"{what} path is a directory, not a file: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise scenario_error("", f"cannot read scenario file {path}: {exc}") from None
+        raise make_error(f"cannot read {what} file {path}: {exc}") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # The decoder's message carries "(at line L, column C)".
-        raise scenario_error("", f"{path}: invalid TOML: {exc}") from None
+        raise make_error(f"{path}: invalid TOML: {exc}") from None
+
+
+def read_toml(path: PathLike) -> dict:
+    """Read a scenario file; I/O and syntax problems become ScenarioError."""
+    return read_toml_file(path, "scenario", lambda message: scenario_error("", message))
 
 
 def parse_cli_value(text: str) -> Any:

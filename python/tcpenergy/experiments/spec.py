@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
@@ -27,12 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, Valid
 from tcpenergy.api import load_scenario
 from tcpenergy.exceptions import ScenarioError
 from tcpenergy.experiments.errors import SweepSpecError
-from tcpenergy.scenario import PathLike, Scenario, make_scenario, validate
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    import tomli as tomllib
+from tcpenergy.scenario import PathLike, Scenario, make_scenario, read_toml_file, validate
 
 RTT = "rtt"
 DELAY_KEYS = ("path.forward.delay", "path.reverse.delay")
@@ -123,16 +117,7 @@ def load_sweep(source: Union[PathLike, Mapping[str, Any], SweepSpec]) -> SweepSp
 
 
 def _read_toml(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SweepSpecError("", f"sweep file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SweepSpecError("", f"cannot read sweep file {path}: {exc}") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SweepSpecError("", f"invalid TOML: {exc}", path) from None
+    return read_toml_file(path, "sweep", lambda message: SweepSpecError("", message))
 
 
 def _parse(data: Mapping[str, Any], path: Optional[Path]) -> SweepSpec:

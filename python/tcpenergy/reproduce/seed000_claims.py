@@ -180,16 +180,23 @@ def c03(ctx: Context, entry) -> Verdict:
     return C.verdict(ok, ev, why)
 
 
+def _check_pairs(st: Mapping[str, Stat], pairs) -> Tuple[bool, List[str]]:
+    """Evaluate relations (variant, op, variant) on one cell's statistics; says which hold."""
+    ok, results = True, []
+    for a, op, b in pairs:
+        good = C.relation_holds(st[a], op, st[b])
+        ok &= good
+        results.append(f"{DISPLAY[a]} {op} {DISPLAY[b]}: {'ok' if good else 'fails'}")
+    return ok, results
+
+
 def _rel_cells(ctx: Context, metric: str, cells: Sequence[Tuple[int, float]],
                pairs: Sequence[Tuple[str, str, str]]) -> Tuple[bool, List[str]]:
     ok, parts = True, []
     for mtu, loss in cells:
         st = ctx.random_cell(metric, mtu, loss)
-        results = []
-        for a, op, b in pairs:
-            good = C.relation_holds(st[a], op, st[b])
-            ok &= good
-            results.append(f"{DISPLAY[a]} {op} {DISPLAY[b]}: {'ok' if good else 'fails'}")
+        good, results = _check_pairs(st, pairs)
+        ok &= good
         parts.append(f"{_cell_name(mtu, loss)}: found {C.order_text(st, metric == 'tau')} "
                      f"({C.stats_text(st, metric)}; {', '.join(results)})")
     return ok, parts
@@ -478,11 +485,7 @@ def c31(ctx: Context, entry) -> Verdict:
 
 def _pairs_verdict(st: Mapping[str, Stat], metric: str, pairs, label: str, why: str, ctx: Context,
                    extra: str = "") -> Verdict:
-    ok, results = True, []
-    for a, op, b in pairs:
-        good = C.relation_holds(st[a], op, st[b])
-        ok &= good
-        results.append(f"{DISPLAY[a]} {op} {DISPLAY[b]}: {'ok' if good else 'fails'}")
+    ok, results = _check_pairs(st, pairs)
     ev = (f"{label}, {metric} mean over RTTs [90 % CI]{ctx.reps_note()}: {C.stats_text(st, metric)}. "
           f"Found {C.order_text(st, metric == 'tau')}; {', '.join(results)}.{extra}")
     return C.verdict(ok, ev, why)
@@ -596,11 +599,8 @@ def _reorder_verdict(ctx: Context, metric: str, pairs) -> Verdict:
     for fraction in S.REORDER_FRACTIONS:
         for mtu in S.MTUS:
             st = ctx.reorder_cell(metric, fraction, mtu)
-            res = []
-            for a, op, b in pairs:
-                good = C.relation_holds(st[a], op, st[b])
-                ok &= good
-                res.append(f"{DISPLAY[a]} {op} {DISPLAY[b]} {'ok' if good else 'fails'}")
+            good, res = _check_pairs(st, pairs)
+            ok &= good
             parts.append(f"{_pct(fraction)} reordered, MTU {mtu}: {C.stats_text(st, metric)} -> found "
                          f"{C.order_text(st, metric == 'tau')} ({', '.join(res)})")
     df = ctx.reorder
