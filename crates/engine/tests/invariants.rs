@@ -10,6 +10,7 @@ use tcpenergy_engine::{run, RunOptions, Scenario};
 fn impairment() -> impl Strategy<Value = String> {
     prop_oneof![
         (0.0..0.15f64).prop_map(|p| format!(r#"{{kind="bernoulli", p={p}}}"#)),
+        (0.0..2e-5f64).prop_map(|ber| format!(r#"{{kind="bit_error", ber={ber}}}"#)),
         (0.5..1.0f64, 100..1000u64, (2001..6000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0))
             .prop_map(|(p, on, every)| format!(r#"{{kind="periodic_burst", p={p}, on="{on}ms", every="{every}ms"}}"#)),
         (0.0..0.02f64, 0.3..0.9f64, 500..3000u64, 20..300u64).prop_map(|(gp, bp, g, b)| format!(

@@ -12,6 +12,8 @@ use serde_json::Value;
 pub enum Impairment {
     /// Independent loss with probability `p`.
     Bernoulli { p: f64 },
+    /// Independent bit errors at rate `ber`: a frame of n bits is lost with 1 − (1 − ber)^n.
+    BitError { ber: f64 },
     /// Loss with probability `p` during `[offset + k*every, offset + k*every + on)`.
     PeriodicBurst {
         p: f64,
@@ -85,6 +87,12 @@ struct RawBernoulli {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawBitError {
+    ber: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawPeriodicBurst {
     p: f64,
     #[serde(with = "serde_units::duration")]
@@ -142,7 +150,7 @@ fn opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDura
     serde_units::duration::deserialize(d).map(Some)
 }
 
-const KINDS: &str = "bernoulli, periodic_burst, gilbert_elliott, reorder, jitter, outage";
+const KINDS: &str = "bernoulli, bit_error, periodic_burst, gilbert_elliott, reorder, jitter, outage";
 
 fn probability(p: f64, path: String) -> Result<f64, EngineError> {
     if (0.0..=1.0).contains(&p) {
@@ -179,6 +187,13 @@ impl Impairment {
             "bernoulli" => {
                 let r: RawBernoulli = typed(&rest, prefix)?;
                 Impairment::Bernoulli { p: probability(r.p, at("p"))? }
+            }
+            "bit_error" => {
+                let r: RawBitError = typed(&rest, prefix)?;
+                if !(0.0..1.0).contains(&r.ber) {
+                    return Err(EngineError::config(at("ber"), format!("must be a bit error rate in [0, 1), got {}", r.ber)));
+                }
+                Impairment::BitError { ber: r.ber }
             }
             "periodic_burst" => {
                 let r: RawPeriodicBurst = typed(&rest, prefix)?;

@@ -125,7 +125,7 @@ impl Link {
         if start > now {
             self.starts.push_back(start);
         }
-        match impair::apply(&mut self.impairments, end) {
+        match impair::apply(&mut self.impairments, end, wire_len + self.frame_overhead) {
             Verdict::Drop(cause) => {
                 self.counters.dropped_channel += 1;
                 let notice = if cause == impair::DropCause::Outage { impair::route_notice(&mut self.impairments, end) } else { None };

@@ -2,6 +2,7 @@
 //! a drop stops the list; delays add up. One file per kind; each owns its random stream.
 
 mod bernoulli;
+mod bit_error;
 mod gilbert_elliott;
 mod jitter;
 mod outage;
@@ -35,6 +36,7 @@ pub enum DropCause {
 #[derive(Debug, Clone)]
 pub enum AnyImpairment {
     Bernoulli(bernoulli::Bernoulli),
+    BitError(bit_error::BitError),
     PeriodicBurst(periodic::PeriodicBurst),
     GilbertElliott(gilbert_elliott::GilbertElliott),
     Reorder(reorder::Reorder),
@@ -48,6 +50,7 @@ impl AnyImpairment {
         let rng = Stream::new(run_seed, name);
         match *cfg {
             Impairment::Bernoulli { p } => Self::Bernoulli(bernoulli::Bernoulli::new(p, rng)),
+            Impairment::BitError { ber } => Self::BitError(bit_error::BitError::new(ber, rng)),
             Impairment::PeriodicBurst { p, on, every, offset } => {
                 Self::PeriodicBurst(periodic::PeriodicBurst::new(p, PeriodicWindow { on, every, offset }, rng))
             }
@@ -62,11 +65,12 @@ impl AnyImpairment {
         }
     }
 
-    /// Decide the fate of a packet leaving the transmitter at `now`.
+    /// Decide the fate of a frame of `bytes` bytes leaving the transmitter at `now`.
     #[inline]
-    pub fn on_packet(&mut self, now: SimTime) -> Verdict {
+    pub fn on_packet(&mut self, now: SimTime, bytes: u32) -> Verdict {
         match self {
             Self::Bernoulli(i) => i.on_packet(now),
+            Self::BitError(i) => i.on_packet(now, bytes),
             Self::PeriodicBurst(i) => i.on_packet(now),
             Self::GilbertElliott(i) => i.on_packet(now),
             Self::Reorder(i) => i.on_packet(now),
@@ -92,12 +96,12 @@ pub fn route_notice(list: &mut [AnyImpairment], now: SimTime) -> Option<RouteNot
     })
 }
 
-/// Apply a list of impairments in order.
+/// Apply a list of impairments in order to a frame of `bytes` bytes.
 #[inline]
-pub fn apply(list: &mut [AnyImpairment], now: SimTime) -> Verdict {
+pub fn apply(list: &mut [AnyImpairment], now: SimTime, bytes: u32) -> Verdict {
     let mut extra = SimDuration::ZERO;
     for imp in list.iter_mut() {
-        match imp.on_packet(now) {
+        match imp.on_packet(now, bytes) {
             Verdict::Pass => {}
             Verdict::Delay(d) => extra = extra + d,
             drop @ Verdict::Drop(_) => return drop,
