@@ -104,7 +104,10 @@ pub type RadioTimeline = Vec<(u64, u64, RadioState)>;
 
 /// Sort and merge possibly-overlapping intervals (clipped to `[0, w)`) into disjoint ones.
 fn union(mut v: Vec<(u64, u64)>, w: u64) -> Vec<(u64, u64)> {
-    v.sort_by_key(|iv| iv.0); // nearly sorted already: arrival order
+    // Usually sorted already (transmission and arrival order); sort only when reordering broke it.
+    if !v.is_sorted_by_key(|iv| iv.0) {
+        v.sort_by_key(|iv| iv.0);
+    }
     let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
     for (s, e) in v {
         let (s, e) = (s.min(w), e.min(w));
