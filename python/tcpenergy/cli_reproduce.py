@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
-from tcpenergy.reproduce import describe, known_papers
+from tcpenergy.reproduce import PARTS, describe, known_papers
 
 
 def _known() -> str:
@@ -27,6 +27,9 @@ def reproduce_command(
                                                         "smoke test in well under a minute.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N",
                                                 help="Parallel workers (default: every core).")] = None,
+    part: Annotated[Optional[str], typer.Option("--part", metavar="PART",
+                                                help="Part of a paper split into parts (seed-003: options; "
+                                                     "battery-lifetime and rts-cts are not built yet).")] = None,
 ) -> None:
     """Run a seed paper's experiments, check its claims, and write a report.
 
@@ -34,6 +37,14 @@ def reproduce_command(
     """
     if paper not in known_papers():
         _fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
+    if paper in PARTS:
+        built, unbuilt = PARTS[paper]
+        if part is not None and part not in built:
+            why = (f"the {part} part {unbuilt[part]}" if part in unbuilt else f"unknown part {part!r}")
+            _fail(f"{paper} --part {part}: {why}; the battery-lifetime and RTS/CTS parts need the battery and "
+                  f"802.11 MAC models, which are not built yet. Available parts: {', '.join(built)}", EXIT_USAGE)
+    elif part is not None:
+        _fail(f"{paper} has no parts; drop --part", EXIT_USAGE)
     if jobs is not None and jobs < 1:
         _fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
     if out.exists() and not out.is_dir():
@@ -42,7 +53,7 @@ def reproduce_command(
 
     with _reporting_errors():
         try:
-            outcome = reproduce(paper, out, quick=quick, jobs=jobs, progress=True,
+            outcome = reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part,
                                 log=lambda message: typer.echo(message, err=True))
         except KeyboardInterrupt:
             typer.echo("interrupted: every run finished so far is stored in "

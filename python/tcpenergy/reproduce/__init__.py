@@ -17,6 +17,18 @@ from typing import Any, Callable, Dict, List, Optional, Union
 PAPERS: Dict[str, tuple] = {
     "seed-000": ("tcpenergy.reproduce.seed000",
                  "Singh & Singh: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"),
+    "seed-002": ("tcpenergy.reproduce.seed002",
+                 "energy of TCP-SACK vs TCP-ECN-ELFN over a 4-node ad hoc chain"),
+    "seed-003": ("tcpenergy.reproduce.seed003",
+                 "Agrawal & Singh: Linux TCP option tuning over one 11 Mbit/s 802.11b hop (part 'options')"),
+}
+
+# Paper id -> (parts built, {part not yet built: why}). Papers not listed have no parts.
+PARTS: Dict[str, tuple] = {
+    "seed-003": (("options",), {
+        "battery-lifetime": "needs the battery model (lifetime, run until empty), not yet built",
+        "rts-cts": "needs the 802.11 MAC model (RTS/CTS, link-level retransmission, interference), not yet built",
+    }),
 }
 
 
@@ -29,12 +41,24 @@ def describe(paper: str) -> str:
 
 
 def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: Optional[int] = None,
-              progress: bool = True, log: Callable[[str], None] = print) -> Any:
-    """Run (or resume) a paper's reproduction into ``out_dir``; returns the paper module's Outcome."""
+              progress: bool = True, log: Callable[[str], None] = print, part: Optional[str] = None) -> Any:
+    """Run (or resume) a paper's reproduction into ``out_dir``; returns the paper module's Outcome.
+
+    ``part``: for papers split into parts (see PARTS), which one (default: the first built part).
+    """
     if paper not in PAPERS:
         raise KeyError(f"unknown paper {paper!r}; known: {', '.join(known_papers())}")
     module = import_module(PAPERS[paper][0])
+    if paper in PARTS:
+        built, unbuilt = PARTS[paper]
+        part = part or built[0]
+        if part not in built:
+            why = unbuilt.get(part, "unknown part")
+            raise ValueError(f"{paper} part {part!r} is not available ({why}); available: {', '.join(built)}")
+        return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log, part=part)
+    if part is not None:
+        raise ValueError(f"{paper} has no parts")
     return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log)
 
 
-__all__ = ["PAPERS", "known_papers", "describe", "reproduce"]
+__all__ = ["PAPERS", "PARTS", "known_papers", "describe", "reproduce"]

@@ -6,10 +6,10 @@
 //! partial-ACK handling stays active. Here it does, without the window changes: after three
 //! duplicate ACKs (or a timeout) the sender retransmits the first unacknowledged segment and
 //! stays in recovery until everything outstanding at its start is acknowledged, retransmitting
-//! the next hole on each partial ACK, with cwnd and ssthresh untouched throughout. Every further
-//! run of three duplicate ACKs retransmits the first unacknowledged segment again, which is how one
-//! segment can be sent more than twice (seed 002 §6.2.1) and why ECN-ELFN transmits more packets
-//! than SACK (its Table 5).
+//! the next hole on each partial ACK, with cwnd and ssthresh untouched throughout. When a whole
+//! window's worth of further duplicates arrives without progress (the retransmission was lost
+//! too), the first unacknowledged segment is retransmitted again: one segment can be sent more
+//! than twice (seed 002 §6.2.1), and ECN-ELFN transmits more packets than SACK (its Table 5).
 
 use super::{AckOutcome, LossRecovery};
 use crate::tcp::cc::AnyCc;
@@ -39,9 +39,13 @@ impl LossRecovery for EcnElfnRecovery {
     }
 
     fn on_dupack(&mut self, tcb: &mut Tcb) {
-        // Seed 002 Table 1: each triple duplicate ACK retransmits, even within one episode.
+        // Seed 002 Table 1: a triple duplicate ACK retransmits. Within one episode, a further
+        // triple retransmits again only once the previous retransmission has had time to be
+        // acknowledged: `dupthresh` duplicates per segment in flight would otherwise resend the
+        // same segment dozens of times per window.
         self.dupacks_since_rexmit += 1;
-        if self.dupacks_since_rexmit >= self.dupthresh.max(1) {
+        let in_flight = (tcb.snd_max - tcb.snd_una) / tcb.smss.max(1);
+        if self.dupacks_since_rexmit as u64 >= in_flight.max(self.dupthresh as u64) {
             self.dupacks_since_rexmit = 0;
             tcb.pending_rexmit = Some(tcb.snd_una);
         }
@@ -82,11 +86,13 @@ mod tests {
         r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         assert_eq!(t.pending_rexmit, Some(t.snd_una));
         assert_eq!((t.cwnd, t.ssthresh), (cwnd, ssthresh));
-        // Three more duplicates: the same segment again.
+        // A further window's worth of duplicates (10 segments in flight): the same segment again.
         t.pending_rexmit = None;
-        for _ in 0..3 {
+        for _ in 0..9 {
             r.on_dupack(&mut t);
         }
+        assert_eq!(t.pending_rexmit, None);
+        r.on_dupack(&mut t);
         assert_eq!(t.pending_rexmit, Some(t.snd_una));
         assert_eq!(t.cwnd, cwnd);
     }

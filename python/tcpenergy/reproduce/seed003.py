@@ -1,0 +1,179 @@
+"""Seed 003 (Agrawal & Singh, TCP's energy over one 802.11b hop), part "options": the Linux option tuning.
+
+The paper measures bytes delivered per battery charge. We have no battery model yet, so each option
+experiment is a fixed-size bulk transfer over one 11 Mbit/s hop with the paper's WaveLAN Turbo /
+Samsung laptop profile, and efficiency is bytes delivered per joule of sender energy (the energy
+analogue of bytes per charge). "x % savings" = bytes-per-joule ratio - 1 (parameters.md b.4).
+
+Modelling choices are explained in docs/reproduce/seed-003.md; the cumulative configuration is the
+shipped scenarios/seed003-options.toml (built here, since scenarios/ is not in the wheel).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from tcpenergy.reproduce.seed000 import Experiment, Outcome, _load_runs, _run_sweep, _table, select_runs
+from tcpenergy.reproduce.seed000 import write_experiment as _write_experiment
+
+PAPER_ID = "seed-003"
+TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
+PARTS = ("options",)  # the parts not built yet are listed in tcpenergy.reproduce.PARTS
+
+DEVICE = "agrawal2003-samsung-wavelan-turbo"
+LOSS = 0.001  # small random loss: the paper's link is nearly error-free (~50 TCP retransmissions per lifetime)
+TRANSFER = "20MB"
+MTUS = (500, 1000, 1500, 2296)
+FULL_REPETITIONS = 10
+QUICK_REPETITIONS = 3
+
+DEFAULT_ACK = {"every": 2, "timeout": "200ms"}   # Linux: an ACK per two full segments, plus the timer
+TIMED_ACK = {"every": 0, "timeout": "500ms"}     # seed 003 §II-F: one ACK per 500 ms
+
+# Sweep names (the `sweep` column of the store).
+MTU_SACK = "s003-mtu-sack"
+TIMESTAMPS = "s003-timestamps"
+WSCALE = "s003-window-scale"
+HEADER = "s003-header-prediction"
+DELACK = "s003-delayed-ack"
+CUMULATIVE = "s003-cumulative"
+
+
+def base(name: str = "seed003-default", *, mtu: int = 1500, tcp: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """The paper's default configuration (§III): MTU 1500, SACK, window scale and timestamps on,
+    standard header prediction, delayed ACK every 2 segments; one 11 Mbit/s hop, 1 ms each way."""
+    def direction(impairments):
+        return {"rate": "11Mbps", "delay": "1ms", "queue": 100, "impairments": impairments}
+
+    return {
+        "name": name,
+        "seed": 1,
+        "path": {"mtu": mtu, "forward": direction([{"kind": "bernoulli", "p": LOSS}]), "reverse": direction([])},
+        # SACK on = the Linux SACK sender (RFC 6675 scoreboard); SACK off = NewReno (tcp.sack follows the variant).
+        "tcp": {"variant": "sack", "timestamps": True, "window_scale": True, "header_prediction": "standard",
+                "delayed_ack": dict(DEFAULT_ACK), "receive_buffer": "64KB", **dict(tcp or {})},
+        "traffic": {"kind": "bulk", "bytes": TRANSFER},
+        "energy": {"sender": DEVICE, "receiver": DEVICE, "radio_policy": "always_on"},
+    }
+
+
+def optimized(mtu: int = 2296) -> Dict[str, Any]:
+    """§III-B.7: MTU 2296 + SACK off + header prediction first + time-based delayed ACK (WS, TS stay on)."""
+    return base("seed003-options", mtu=mtu, tcp={"variant": "newreno", "header_prediction": "predict_first",
+                                                  "delayed_ack": dict(TIMED_ACK)})
+
+
+def repetitions(quick: bool) -> int:
+    return QUICK_REPETITIONS if quick else FULL_REPETITIONS
+
+
+def experiments(quick: bool = False) -> List[Experiment]:
+    reps = repetitions(quick)
+    return [
+        Experiment(MTU_SACK, "§III-B.1 and B.4: MTU 500/1000/1500/2296 x SACK on (sack) / off (newreno)",
+                   base(), {"path.mtu": list(MTUS), "tcp.variant": ["sack", "newreno"]}, reps),
+        Experiment(TIMESTAMPS, "§III-B.2 (and C05): timestamps on/off x header prediction, MTU 2296",
+                   base(mtu=2296), {"tcp.timestamps": [True, False],
+                                    "tcp.header_prediction": ["standard", "predict_first"]}, reps),
+        Experiment(WSCALE, "§III-B.3: window scale on/off, MTU 1500", base(),
+                   {"tcp.window_scale": [True, False]}, reps),
+        Experiment(HEADER, "§III-B.5: header prediction standard / predict_first, MTU 1500", base(),
+                   {"tcp.header_prediction": ["standard", "predict_first"]}, reps),
+        Experiment(DELACK, "§III-B.6: delayed ACK every 2 (200 ms timer) / time-only 500 ms, MTU 1500", base(),
+                   {"tcp.delayed_ack": [dict(DEFAULT_ACK), dict(TIMED_ACK)]}, reps),
+        Experiment(CUMULATIVE, "§III-B.7: all modifications (SACK off, predict_first, 500 ms time-only ACK) "
+                               "at MTU 2296 (Fig 8a) and MTU 1500 (Fig 9); baseline = defaults at MTU 1500. "
+                               "Diagnostic: the same with the default delayed ACK (every 2) instead of time-only",
+                   optimized(), {"path.mtu": [2296, 1500], "tcp.delayed_ack": [dict(TIMED_ACK), dict(DEFAULT_ACK)]},
+                   reps),
+    ]
+
+
+def write_experiment(exp: Experiment, directory: Path) -> Path:
+    path = _write_experiment(exp, directory)
+    for f in (path, directory / f"{exp.name}.base.toml"):
+        f.write_text(f.read_text(encoding="utf-8").replace("reproduce seed-000", f"reproduce {PAPER_ID}"),
+                     encoding="utf-8")
+    return path
+
+
+def add_metrics(runs):
+    """Per-run efficiency columns: µJ per delivered byte (total, idealized) and bytes per joule."""
+    runs = runs.copy()
+    b = runs["flow.bytes_delivered"].astype(float)
+    runs["s003.uj_per_byte"] = runs["energy.sender.total_j"].astype(float) / b * 1e6
+    runs["s003.uj_per_byte_idealized"] = runs["energy.sender.idealized_j"].astype(float) / b * 1e6
+    runs["s003.bytes_per_j"] = b / runs["energy.sender.total_j"].astype(float)
+    runs["s003.bytes_per_j_idealized"] = b / runs["energy.sender.idealized_j"].astype(float)
+    runs["s003.sender_power_w"] = runs["energy.sender.total_j"].astype(float) / runs["flow.completion_s"].astype(float)
+    return runs
+
+
+def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
+        log: Callable[[str], None] = print, part: str = "options") -> Outcome:
+    from tcpenergy.reproduce import claims as claims_mod
+    from tcpenergy.reproduce import seed003_claims
+
+    if part not in PARTS:
+        raise ValueError(f"seed-003 part {part!r} is not built; available: {', '.join(PARTS)}")
+    started = time.perf_counter()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    store_path = out_dir / "runs.duckdb"
+    failed = 0
+    exps = experiments(quick)
+    for exp in exps:
+        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
+        failed += _run_sweep(write_experiment(exp, out_dir / "sweeps"), store_path, jobs, progress).failed
+    runs = add_metrics(select_runs(_load_runs(store_path), exps))
+    results = seed003_claims.evaluate(runs, claims_mod.load_claims("claims_s003.yaml"), quick=quick)
+    claims_mod.write_claims_json(results, out_dir / "claims.json")
+    files = write_report(runs, results, out_dir, exps, quick=quick)
+    return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
+                   files, failed)
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
+    rows = [[e.name, e.description, e.cells(), len(e.seed_list()), int((runs["sweep"] == e.name).sum()),
+             f"sweeps/{e.name}.sweep.toml"] for e in exps]
+    intro = (f"One 11 Mbit/s hop (1 ms each way), {TRANSFER} bulk transfer, device profile {DEVICE} at both ends, "
+             f"radio always on, {LOSS:.1%} random loss on data frames (the paper's link is nearly error-free: "
+             "about 50 TCP retransmissions per battery lifetime). Efficiency is bytes delivered per joule of "
+             "sender energy instead of bytes per battery charge (no battery model yet); savings = bytes-per-joule "
+             "ratio - 1. Battery lifetime, RTS/CTS, interference and distance are not modelled."
+             + (" Quick mode: 3 seeds per setting instead of 10." if quick else ""))
+    return _table(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
+
+
+def _options_section(runs):
+    from tcpenergy.reproduce.seed003_claims import OPTION_TABLE_HEADER, option_rows
+
+    intro = ("Per option: mean over seeds of sender energy per delivered byte (total and idealized, idle "
+             "excluded), bytes per joule, goodput, and savings vs the setting's default (bytes-per-joule ratio - 1).")
+    return _table(OPTION_TABLE_HEADER, option_rows(runs), intro, "Option tuning: energy per byte and savings")
+
+
+def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],
+                 quick: bool = False) -> List[Path]:
+    from tcpenergy.report import write_report as _write_report
+    from tcpenergy.report.layout import Layout
+    from tcpenergy.reproduce import claims as claims_mod
+
+    intro = ("Every S003 claim of shared/spec/claims.yaml. Orderings compare bytes per joule (sender total) "
+             "per option; '>' holds when the means are ordered and the 90 % confidence intervals over seeds are "
+             "disjoint; '~=' when the intervals overlap or the means differ by less than 1 %. Rules are in each "
+             "evidence text and in docs/reproduce/seed-003.md. The same list is in claims.json.")
+    sections = [_setup_section(exps, runs, quick), _options_section(runs),
+                claims_mod.checklist_section(results, intro)]
+    frame = runs[runs["sweep"] == MTU_SACK]
+    keep = [c for c in frame.columns if not c.startswith("label.") or c in ("label.path.mtu", "label.tcp.variant")]
+    layout = Layout(x="label.path.mtu", line="label.tcp.variant", panels=())
+    paths = _write_report(frame[keep].reset_index(drop=True), Path(out_dir) / "report", title=TITLE,
+                          extra_sections=sections, level=claims_mod.LEVEL, layout=layout)
+    return [paths.html, paths.markdown, *paths.figures, *paths.tables]

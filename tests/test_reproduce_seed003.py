@@ -1,0 +1,109 @@
+"""`tcpenergy reproduce seed-003 --part options`: end to end in quick mode, the packaged claims, --part."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tcpenergy.reproduce import claims as C
+from tcpenergy.reproduce import seed003 as S
+from tcpenergy.reproduce import seed003_claims as E
+
+SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "spec" / "claims.yaml"
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from tcpenergy.cli import app
+
+    out = tmp_path_factory.mktemp("repro") / "seed-003"
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["reproduce", "seed-003", "--part", "options", "--quick", "--out", str(out),
+                                      "--jobs", "2"])
+    return out, result, time.perf_counter() - started
+
+
+def test_quick_reproduction_exits_0_within_a_minute(quick_run):
+    out, result, wall = quick_run
+    assert result.exit_code == 0, result.output
+    assert "22 claims" in result.stdout
+    assert wall < 60
+
+
+def test_claims_json_lists_every_s003_claim_exactly_once_with_a_valid_status(quick_run):
+    out, _, _ = quick_run
+    records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
+    ids = [r["id"] for r in records]
+    expected = [f"S003-C{i:02d}" for i in range(1, 23)]
+    assert sorted(ids) == expected
+    for r in records:
+        assert r["status"] in C.STATUSES, r
+        assert r["claim"] and r["where"] and r["evidence"], r
+        if r["status"] != C.HOLDS:
+            assert r["explanation"], r
+
+
+def test_battery_mac_interference_and_distance_claims_are_not_modelled(quick_run):
+    out, _, _ = quick_run
+    status = {r["id"]: r["status"] for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}
+    for cid in ["S003-C01", "S003-C03", "S003-C11", "S003-C13", "S003-C14"] + [f"S003-C{i}" for i in range(15, 22)]:
+        assert status[cid] == C.NOT_MODELLED, cid
+    for cid in ["S003-C02", "S003-C04", "S003-C06", "S003-C07", "S003-C09", "S003-C10", "S003-C12", "S003-C22"]:
+        assert status[cid] in (C.HOLDS, C.DOES_NOT_HOLD), cid
+    assert status["S003-C22"] == C.HOLDS  # analytical: 2296/2^32 < 2^-16
+
+
+def test_report_and_sweep_files_exist(quick_run):
+    out, _, _ = quick_run
+    assert (out / "report" / "index.html").is_file()
+    assert (out / "report" / "report.md").is_file()
+    assert (out / "runs.duckdb").is_file()
+    md = (out / "report" / "report.md").read_text(encoding="utf-8")
+    assert "Option tuning" in md and "Claims checklist" in md
+    for exp in S.experiments(quick=True):
+        assert (out / "sweeps" / f"{exp.name}.sweep.toml").is_file()
+
+
+@pytest.mark.parametrize("part", ["battery-lifetime", "rts-cts", "nonsense"])
+def test_unbuilt_or_unknown_part_exits_2(tmp_path, part):
+    from typer.testing import CliRunner
+
+    from tcpenergy.cli import app
+
+    result = CliRunner().invoke(app, ["reproduce", "seed-003", "--part", part, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "battery" in result.output and "802.11 MAC" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_seed000_rejects_a_part(tmp_path):
+    from typer.testing import CliRunner
+
+    from tcpenergy.cli import app
+
+    result = CliRunner().invoke(app, ["reproduce", "seed-000", "--part", "options", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+
+
+def test_packaged_claims_match_the_shared_spec():
+    packaged = C.load_claims("claims_s003.yaml")
+    assert [e["id"] for e in packaged] == [f"S003-C{i:02d}" for i in range(1, 23)]
+    if SHARED_CLAIMS.is_file():
+        shared = [e for e in yaml.safe_load(SHARED_CLAIMS.read_text(encoding="utf-8"))
+                  if str(e.get("id", "")).startswith("S003-")]
+        assert packaged == shared
+    assert set(E.EVALUATORS) == {e["id"] for e in packaged}
+
+
+def test_hazard_arithmetic():
+    entry = next(e for e in C.load_claims("claims_s003.yaml") if e["id"] == "S003-C22")
+    v = E.c22(None, entry)
+    assert v.status == C.HOLDS
+    assert math.isclose(v.data["p_hazard"], 2296 / 2 ** 32)
