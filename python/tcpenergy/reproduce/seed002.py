@@ -225,7 +225,7 @@ def _mean_ci(values, level: float = LEVEL) -> Tuple[float, float, int]:
     """Mean and half-width of the Student-t confidence interval."""
     import math
 
-    from scipy import stats as _st
+    from tcpenergy.experiments.stats import t_quantile
 
     xs = [float(v) for v in values if v is not None and v == v]
     n = len(xs)
@@ -235,7 +235,7 @@ def _mean_ci(values, level: float = LEVEL) -> Tuple[float, float, int]:
     if n < 2:
         return mean, math.nan, n
     var = sum((x - mean) ** 2 for x in xs) / (n - 1)
-    return mean, float(_st.t.ppf(0.5 + level / 2, n - 1)) * math.sqrt(var / n), n
+    return mean, t_quantile(0.5 + level / 2, n - 1) * math.sqrt(var / n), n
 
 
 def over_rtt(frame, column: str):

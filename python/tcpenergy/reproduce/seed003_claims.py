@@ -36,10 +36,10 @@ def stat(values: Sequence[float], level: float = C.LEVEL) -> Stat:
     mean = sum(vals) / n
     if n < 2:
         return Stat(mean, float("nan"), float("nan"), n)
-    from scipy.stats import t
+    from tcpenergy.experiments.stats import t_quantile
 
     sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1))
-    half = t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
+    half = t_quantile(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
     return Stat(mean, mean - half, mean + half, n)
 
 

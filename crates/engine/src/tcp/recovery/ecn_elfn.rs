@@ -21,11 +21,13 @@ pub struct EcnElfnRecovery {
     /// Duplicate ACKs since the last retransmission they triggered.
     dupacks_since_rexmit: u32,
     dupthresh: u32,
+    /// cwnd when recovery began, restored when it ends.
+    saved_cwnd: u64,
 }
 
 impl EcnElfnRecovery {
     pub fn new(dupthresh: u32) -> Self {
-        Self { dupacks_since_rexmit: 0, dupthresh }
+        Self { dupacks_since_rexmit: 0, dupthresh, saved_cwnd: 0 }
     }
 }
 
@@ -36,9 +38,14 @@ impl LossRecovery for EcnElfnRecovery {
         tcb.recover = tcb.snd_max;
         tcb.ca_state = CaState::Recovery;
         self.dupacks_since_rexmit = 0;
+        // NewReno's window inflation stays (each duplicate means a segment left the network, so
+        // new data may go out), around the unreduced window rather than a halved one.
+        self.saved_cwnd = tcb.cwnd;
+        tcb.cwnd += tcb.dupacks as u64 * tcb.smss;
     }
 
     fn on_dupack(&mut self, tcb: &mut Tcb) {
+        tcb.cwnd += tcb.smss;
         // Seed 002 Table 1: a triple duplicate ACK retransmits. Within one episode, a further
         // triple retransmits again only once the previous retransmission has had time to be
         // acknowledged: `dupthresh` duplicates per segment in flight would otherwise resend the
@@ -51,13 +58,17 @@ impl LossRecovery for EcnElfnRecovery {
         }
     }
 
-    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64) -> AckOutcome {
+    fn on_ack(&mut self, tcb: &mut Tcb, acked: u64) -> AckOutcome {
         self.dupacks_since_rexmit = 0;
         if tcb.snd_una >= tcb.recover {
+            // Deflate back to the window recovery started with: no reduction.
+            tcb.cwnd = self.saved_cwnd.max(tcb.smss);
             return AckOutcome::Exited;
         }
-        // NewReno's partial ACK: the next hole is lost too.
+        // NewReno's partial ACK: the next hole is lost too; deflate by what was acknowledged
+        // (RFC 6582 §3.2 step 5), never below the saved window.
         tcb.pending_rexmit = Some(tcb.snd_una);
+        tcb.cwnd = tcb.cwnd.saturating_sub(acked).saturating_add(tcb.smss).max(self.saved_cwnd);
         AckOutcome::Partial { restart_timer: true }
     }
 
@@ -85,7 +96,8 @@ mod tests {
         let mut r = EcnElfnRecovery::new(3);
         r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
         assert_eq!(t.pending_rexmit, Some(t.snd_una));
-        assert_eq!((t.cwnd, t.ssthresh), (cwnd, ssthresh));
+        // Inflated by the three duplicates, never reduced; ssthresh untouched.
+        assert_eq!((t.cwnd, t.ssthresh), (cwnd + 3 * t.smss, ssthresh));
         // A further window's worth of duplicates (10 segments in flight): the same segment again.
         t.pending_rexmit = None;
         for _ in 0..9 {
@@ -94,7 +106,7 @@ mod tests {
         assert_eq!(t.pending_rexmit, None);
         r.on_dupack(&mut t);
         assert_eq!(t.pending_rexmit, Some(t.snd_una));
-        assert_eq!(t.cwnd, cwnd);
+        assert!(t.cwnd >= cwnd);
     }
 
     #[test]
@@ -107,8 +119,9 @@ mod tests {
         t.snd_una = 3001;
         assert_eq!(r.on_ack(&mut t, 3000), AckOutcome::Partial { restart_timer: true });
         assert_eq!(t.pending_rexmit, Some(3001));
+        assert!(t.cwnd >= cwnd);
         t.snd_una = t.recover;
         assert_eq!(r.on_ack(&mut t, 7000), AckOutcome::Exited);
-        assert_eq!(t.cwnd, cwnd);
+        assert_eq!(t.cwnd, cwnd, "back to the window recovery started with");
     }
 }
