@@ -258,6 +258,18 @@ def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress
     return tcpenergy.sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
 
 
+def run_experiments(exps: Sequence[Experiment], sweeps_dir: Path, store_path: Path, jobs: Optional[int],
+                    progress: bool, log: Callable[[str], None],
+                    write: Callable[[Experiment, Path], Path] = write_experiment) -> int:
+    """Write each experiment's sweep file and run (or resume) it into the store; returns the number
+    of failed runs. Shared by every paper's reproduction."""
+    failed = 0
+    for exp in exps:
+        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
+        failed += _run_sweep(write(exp, sweeps_dir), store_path, jobs, progress).failed
+    return failed
+
+
 def _load_runs(store_path: Path):
     from tcpenergy.experiments import open_store
 
@@ -300,11 +312,8 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     sweeps_dir = out_dir / "sweeps"
     store_path = out_dir / "runs.duckdb"
 
-    failed = 0
     exps = experiments(quick)
-    for exp in exps:
-        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
-        failed += _run_sweep(write_experiment(exp, sweeps_dir), store_path, jobs, progress).failed
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log)
 
     frame = _load_runs(store_path)
     first = select_runs(frame, exps)

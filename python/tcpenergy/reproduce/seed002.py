@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import _toml
-from tcpenergy.reproduce.seed000 import Experiment, _load_runs, _run_sweep, _table, select_runs
+from tcpenergy.reproduce.seed000 import Experiment, _load_runs, _table, run_experiments, select_runs
 
 PAPER_ID = "seed-002"
 TITLE = "Reproduction of seed 002: energy of TCP-SACK and TCP-ECN-ELFN over a 4-node ad hoc chain"
@@ -406,11 +406,8 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     out_dir.mkdir(parents=True, exist_ok=True)
     sweeps_dir = out_dir / "sweeps"
     store_path = out_dir / "runs.duckdb"
-    failed = 0
     exps = experiments(quick)
-    for exp in exps:
-        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
-        failed += _run_sweep(write_experiment(exp, sweeps_dir), store_path, jobs, progress).failed
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
     runs = select_runs(_load_runs(store_path), exps)
     results = seed002_claims.evaluate(runs, claims_mod.load_claims(CLAIMS_FILE), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")

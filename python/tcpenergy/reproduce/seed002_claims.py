@@ -306,7 +306,7 @@ def _crossover(d, mtu) -> Tuple[Optional[int], List[str]]:
 
 def c24(d):
     x, parts = _crossover(d, 512)
-    return _v(x is not None and 85 <= x <= 115, [f"MTU 512, 1 % loss goodput: " + "; ".join(parts),
+    return _v(x is not None and 85 <= x <= 115, ["MTU 512, 1 % loss goodput: " + "; ".join(parts),
                                                  f"crossover at {x} ms" if x else "no single crossover"],
               "1 % loss, MTU 512, per-range goodput means: SACK ahead in every range below the crossover, "
               "ECN-ELFN ahead (or equal) from it on, and the crossover is the 100 ms range",

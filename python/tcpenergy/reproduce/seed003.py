@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce.seed000 import Experiment, Outcome, _load_runs, _run_sweep, _table, select_runs
+from tcpenergy.reproduce.seed000 import Experiment, Outcome, _load_runs, _table, run_experiments, select_runs
 from tcpenergy.reproduce.seed000 import write_experiment as _write_experiment
 
 PAPER_ID = "seed-003"
@@ -122,11 +122,8 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / "runs.duckdb"
-    failed = 0
     exps = experiments(quick)
-    for exp in exps:
-        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
-        failed += _run_sweep(write_experiment(exp, out_dir / "sweeps"), store_path, jobs, progress).failed
+    failed = run_experiments(exps, out_dir / "sweeps", store_path, jobs, progress, log, write_experiment)
     runs = add_metrics(select_runs(_load_runs(store_path), exps))
     results = seed003_claims.evaluate(runs, claims_mod.load_claims("claims_s003.yaml"), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")

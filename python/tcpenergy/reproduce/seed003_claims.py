@@ -14,7 +14,7 @@ Nothing here encodes an expected outcome.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed003 as S
