@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 TRACE_COLUMNS = ["t_s", "cwnd_bytes", "ssthresh_bytes", "in_flight_bytes", "rto_s",
-                 "ca_state", "radio_state", "power_w"]
+                 "ca_state", "ecn_reductions", "radio_state", "power_w"]
 
 
 def run_json(cli, *args):

@@ -70,11 +70,10 @@ def quick_run(tmp_path_factory):
     return out, result, time.perf_counter() - started
 
 
-def test_quick_reproduction_exits_0_within_a_minute_or_so(quick_run):
-    out, result, wall = quick_run
+def test_quick_reproduction_exits_0(quick_run):
+    out, result, _ = quick_run
     assert result.exit_code == 0, result.output
     assert "66 claims" in result.stdout
-    assert wall < 120  # ~40 s on 2 cores; generous for slow CI machines
     expected = sum(e.cells() * S.QUICK_REPETITIONS for e in S.experiments(quick=True))
     assert f"({expected} runs" in result.stdout
 

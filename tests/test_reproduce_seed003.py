@@ -30,11 +30,10 @@ def quick_run(tmp_path_factory):
     return out, result, time.perf_counter() - started
 
 
-def test_quick_reproduction_exits_0_within_a_minute(quick_run):
-    out, result, wall = quick_run
+def test_quick_reproduction_exits_0(quick_run):
+    out, result, _ = quick_run
     assert result.exit_code == 0, result.output
     assert "22 claims" in result.stdout
-    assert wall < 60
 
 
 def test_claims_json_lists_every_s003_claim_exactly_once_with_a_valid_status(quick_run):

@@ -39,6 +39,13 @@ fn probability_outside_unit_interval_is_rejected() {
 }
 
 #[test]
+fn a_send_buffer_smaller_than_one_segment_is_rejected() {
+    let (path, msg) = err_of("[tcp]\nsend_buffer = \"1KB\"");
+    assert_eq!(path, "tcp.send_buffer");
+    assert!(msg.contains("at least one segment"), "{msg}");
+}
+
+#[test]
 fn unknown_variant_lists_the_allowed_ones() {
     let (path, msg) = err_of("[tcp]\nvariant = \"vegas\"");
     assert_eq!(path, "tcp.variant");
@@ -86,7 +93,7 @@ fn no_bad_value_at_any_key_panics() {
         "path.forward.impairments.0.p", "path.forward.impairments.0.kind", "tcp", "tcp.variant",
         "tcp.initial_window", "tcp.initial_ssthresh", "tcp.min_rto", "tcp.max_rto", "tcp.initial_rto",
         "tcp.clock_granularity", "tcp.timestamps", "tcp.sack", "tcp.delayed_ack", "tcp.delayed_ack.every",
-        "tcp.delayed_ack.timeout", "tcp.receive_buffer", "tcp.cwnd_growth", "tcp.dupack_threshold", "traffic",
+        "tcp.delayed_ack.timeout", "tcp.receive_buffer", "tcp.send_buffer", "tcp.cwnd_growth", "tcp.dupack_threshold", "traffic",
         "traffic.kind", "traffic.bytes", "energy", "energy.sender", "energy.sender.radio", "energy.radio_policy",
         "energy.timeout",
     ];

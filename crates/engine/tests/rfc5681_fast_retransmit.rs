@@ -76,3 +76,39 @@ fn timer_only_delayed_ack_sends_one_ack_per_timeout_without_errors() {
     }
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 50_000);
 }
+
+#[test]
+fn cwnd_stops_growing_at_the_largest_window_the_peer_can_advertise_rfc7323_s2_2() {
+    // Without window scaling no receiver can open more than 65,535 bytes, so cwnd growth past it
+    // would never be usable (BSD clamps at TCP_MAXWIN << snd_scale); with it, the bound is 2^30.
+    for (scaling, bound) in [("false", 65_535u64), ("true", 1 << 30)] {
+        let s = scenario("newreno", "3000000", "", &format!("[tcp]\nwindow_scale = {scaling}\nreceive_buffer = \"64KB\""));
+        let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
+        let mut largest = 0;
+        while p.step() {
+            largest = largest.max(p.eps[0].sender.tcb.cwnd);
+        }
+        assert!(largest <= bound, "window_scale = {scaling}: cwnd reached {largest}");
+        if scaling == "false" {
+            assert!(largest > bound - s.smss() as u64, "growth reaches the bound: {largest}");
+        } else {
+            assert!(largest > 65_535, "with scaling cwnd may pass 64 KB: {largest}");
+        }
+    }
+}
+
+#[test]
+fn unacknowledged_data_never_exceeds_the_send_buffer() {
+    // A BSD send buffer keeps data until it is acknowledged, so it caps what is in flight even
+    // when cwnd and the peer's window are larger (FreeBSD 4's default is 32 KB).
+    let s = scenario("newreno", "1000000", "", "[tcp]\nsend_buffer = \"16KB\"\nreceive_buffer = \"64KB\"");
+    let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
+    let mut largest = 0;
+    while p.step() {
+        let t = &p.eps[0].sender.tcb;
+        largest = largest.max(t.snd_max - t.snd_una);
+    }
+    assert!(largest <= 16_000, "in flight {largest}");
+    assert!(largest > 16_000 - s.smss() as u64, "the buffer is the binding limit: {largest}");
+    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 1_000_000);
+}

@@ -95,6 +95,31 @@ fn ecn_elfn_keeps_cwnd_on_timeout() {
 }
 
 #[test]
+fn ecn_elfn_timeout_goes_back_to_the_hole_and_resends_its_window_seed002_table5() {
+    // BSD's timeout mechanics stay (snd_nxt back to snd_una, RFC 6298 §5.4); only the window
+    // collapse is gone, so one RTO resends a burst from the hole rather than one segment.
+    let s = scenario("ecn-elfn", "100000", "", "");
+    let lost = 1 + 10 * s.smss() as u64;
+    let mut p = Pair::new(&s, ONE_WAY, move |from, seg: &Segment, log: &[Sent]| {
+        from == 0 && seg.seq == lost && seg.len > 0 && log.iter().filter(|x| x.from == 0 && x.seg.seq == lost).count() < 4
+    });
+    let mut fired_at = None;
+    while fired_at.is_none() {
+        let log_before = p.log.len();
+        assert!(p.step());
+        if p.eps[0].sender.counters.timeouts == 1 {
+            fired_at = Some((p.now, log_before));
+        }
+    }
+    let (at, from_log) = fired_at.expect("a timeout");
+    while p.now < at + SimDuration::from_millis(30) && p.step() {}
+    let burst: Vec<&Sent> = p.log[from_log..].iter().filter(|x| x.from == 0 && x.seg.len > 0 && x.at < at + SimDuration::from_millis(30)).collect();
+    assert_eq!(burst.first().map(|x| x.seg.seq), Some(lost), "starts at the hole");
+    assert!(burst.len() >= 4, "a window's worth resent after one timeout, got {}", burst.len());
+    assert!(burst.windows(2).all(|w| w[1].seg.seq > w[0].seg.seq), "in sequence order");
+}
+
+#[test]
 fn ecn_elfn_halves_cwnd_on_ecn_echo() {
     let s = scenario("ecn-elfn", "300000", "", "");
     let smss = s.smss() as u64;

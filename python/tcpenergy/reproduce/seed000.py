@@ -12,13 +12,13 @@ scenarios/singh2002-*.toml (which are not shipped in the wheel, so they are buil
 from __future__ import annotations
 
 import copy
-import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import _toml
+from tcpenergy.reproduce import common
+from tcpenergy.reproduce.common import (FREEBSD43_SOCKET_BUFFERS, Experiment, Outcome, load_runs,
+                                        run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-000"
 TITLE = "Reproduction of seed 000: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"
@@ -65,13 +65,16 @@ def _direction(impairments: Sequence[Mapping[str, Any]], delay: str = "20ms") ->
 def _scenario(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[Mapping[str, Any]],
               *, mtu: int = 1500, delay: str = "20ms", transfer: str = "5MB",
               tcp: Optional[Mapping[str, Any]] = None, sender: Any = DEVICE,
-              radio_policy: str = "always_on") -> Dict[str, Any]:
+              radio_policy: str = "always_on", testbed_buffers: bool = True) -> Dict[str, Any]:
+    """A seed-000 scenario; ``testbed_buffers=False`` for the cited simulations, which had no
+    FreeBSD socket buffers."""
+    buffers = FREEBSD43_SOCKET_BUFFERS if testbed_buffers else {}
     return {
         "name": name,
         "seed": 1,
         "path": {"mtu": mtu, "forward": _direction(forward, delay), "reverse": _direction(reverse, delay)},
         # Seed 000 §3: the FreeBSD 4.3 stacks did not implement limited transmit (RFC 3042).
-        "tcp": {"variant": "sack", "limited_transmit": False, **dict(tcp or {})},
+        "tcp": {"variant": "sack", "limited_transmit": False, **buffers, **dict(tcp or {})},
         "traffic": {"kind": "bulk", "bytes": transfer},
         "energy": {"sender": sender, "receiver": DEVICE, "radio_policy": radio_policy},
     }
@@ -126,48 +129,18 @@ def window_drops_base() -> Dict[str, Any]:
     """
     outage = {"kind": "outage", "down": "6ms", "every": "1h", "offset": "3s"}
     return _scenario("s000-window-drops", [outage], [], delay="50ms", transfer="1MB",
-                     tcp={"initial_ssthresh": "30KB"})
+                     tcp={"initial_ssthresh": "30KB"}, testbed_buffers=False)
 
 
 def bruyeron_base() -> Dict[str, Any]:
     """Seed 000 ref [7] as summarized in its §4: 2 Mbit/s, 25 ms link delay, 16 KB buffers, uniform loss."""
     return _scenario("s000-cited-bruyeron", [{"kind": "bernoulli", "p": 0.02}], [],
-                     delay="25ms", tcp={"receive_buffer": "16KB"})
+                     delay="25ms", tcp={"receive_buffer": "16KB"}, testbed_buffers=False)
 
 
 # --------------------------------------------------------------------------------------------
 # Sweeps
 # --------------------------------------------------------------------------------------------
-
-@dataclass
-class Experiment:
-    """One sweep: a base scenario and the axes varied over it (the sweep TOML contract)."""
-
-    name: str
-    description: str
-    base: Dict[str, Any]
-    axes: Dict[str, List[Any]]
-    repetitions: int
-    fixed: Dict[str, Any] = field(default_factory=dict)
-    seeds: Optional[List[int]] = None
-
-    def seed_list(self) -> List[int]:
-        return list(self.seeds) if self.seeds is not None else list(range(1, self.repetitions + 1))
-
-    def sweep_document(self, base_file: str) -> Dict[str, Any]:
-        doc: Dict[str, Any] = {"base": base_file, "name": self.name}
-        if self.seeds is not None:
-            doc["seeds"] = list(self.seeds)
-        else:
-            doc["repetitions"] = self.repetitions
-        doc["axes"] = {k: list(v) for k, v in self.axes.items()}
-        if self.fixed:
-            doc["set"] = dict(self.fixed)
-        return doc
-
-    def cells(self) -> int:
-        return math.prod(len(v) for v in self.axes.values())
-
 
 def repetitions(quick: bool) -> int:
     return QUICK_REPETITIONS if quick else FULL_REPETITIONS
@@ -226,79 +199,12 @@ def matched_experiment(forward_p: float, reverse_p: float, quick: bool = False) 
 
 def write_experiment(exp: Experiment, directory: Path) -> Path:
     """Write ``<name>.base.toml`` and ``<name>.sweep.toml``; returns the sweep file."""
-    directory.mkdir(parents=True, exist_ok=True)
-    base_file = directory / f"{exp.name}.base.toml"
-    sweep_file = directory / f"{exp.name}.sweep.toml"
-    base_file.write_text(_toml.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
-                                                     f"`tcpenergy reproduce {PAPER_ID}`."))
-    sweep_file.write_text(_toml.dumps(exp.sweep_document(base_file.name),
-                                      header=f"{exp.description}\nRerun alone with: tcpenergy sweep "
-                                             f"{sweep_file.name} --store ../runs.duckdb"))
-    return sweep_file
+    return common.write_experiment(exp, directory, PAPER_ID)
 
 
 # --------------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------------
-
-@dataclass
-class Outcome:
-    out_dir: Path
-    claims: List[Dict[str, Any]]
-    tally: Dict[str, int]
-    runs: int
-    wall_s: float
-    report_files: List[Path]
-    failed_runs: int = 0
-
-
-def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress: bool):
-    import tcpenergy
-
-    return tcpenergy.sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
-
-
-def run_experiments(exps: Sequence[Experiment], sweeps_dir: Path, store_path: Path, jobs: Optional[int],
-                    progress: bool, log: Callable[[str], None],
-                    write: Callable[[Experiment, Path], Path] = write_experiment) -> int:
-    """Write each experiment's sweep file and run (or resume) it into the store; returns the number
-    of failed runs. Shared by every paper's reproduction."""
-    failed = 0
-    for exp in exps:
-        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
-        failed += _run_sweep(write(exp, sweeps_dir), store_path, jobs, progress).failed
-    return failed
-
-
-def _load_runs(store_path: Path):
-    from tcpenergy.experiments import open_store
-
-    store = open_store(store_path)
-    try:
-        return store.runs()
-    finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
-
-
-def select_runs(frame, exps: Sequence[Experiment]):
-    """The ok runs of these sweeps with their seeds, by this engine version (a store may hold more:
-    a full run's seeds, or runs of an older engine)."""
-    import pandas as pd
-
-    from tcpenergy import engine_version
-
-    if "engine_version" in frame.columns:
-        frame = frame[frame["engine_version"] == engine_version()]
-    parts = []
-    for exp in exps:
-        part = frame[(frame["sweep"] == exp.name) & frame["seed"].isin(exp.seed_list())]
-        if "status" in part:
-            part = part[part["status"] == "ok"]
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True) if parts else frame.iloc[0:0]
-
 
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
         log: Callable[[str], None] = print) -> Outcome:
@@ -313,17 +219,16 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     store_path = out_dir / "runs.duckdb"
 
     exps = experiments(quick)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log)
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
 
-    frame = _load_runs(store_path)
+    frame = load_runs(store_path)
     first = select_runs(frame, exps)
     fwd, rev = seed000_claims.measured_burst_loss(first)
     matched = matched_experiment(fwd, rev, quick)
-    log(f"sweep {matched.name}: {matched.cells()} settings x {len(matched.seed_list())} seeds")
-    failed += _run_sweep(write_experiment(matched, sweeps_dir), store_path, jobs, progress).failed
+    failed += run_experiments([matched], sweeps_dir, store_path, jobs, progress, log, write_experiment)
     exps.append(matched)
 
-    frame = _load_runs(store_path)
+    frame = load_runs(store_path)
     runs = select_runs(frame, exps)
     results = seed000_claims.evaluate(runs, claims_mod.load_claims(), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
@@ -366,18 +271,6 @@ def paper_frame(runs):
     return frame[keep].drop(columns="_order").reset_index(drop=True)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], intro: str, heading: str):
-    import html as _html
-
-    md = [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    md += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    body = (f"<p>{_html.escape(intro)}</p>\n<table>\n<thead><tr>"
-            + "".join(f"<th>{_html.escape(h)}</th>" for h in header) + "</tr></thead>\n<tbody>\n"
-            + "\n".join("<tr>" + "".join(f"<td>{_html.escape(str(c))}</td>" for c in row) + "</tr>"
-                        for row in rows) + "\n</tbody>\n</table>")
-    return (heading, body, "\n".join(md))
-
-
 def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
     rows = []
     for exp in exps:
@@ -391,7 +284,7 @@ def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
              "modelling choice). RTS/CTS (Table 1's RTS/CTS axis and claim S000-C42) is left out: there is "
              "no 802.11 MAC model yet, so all runs correspond to the paper's RTS/CTS-off case."
              + (" Quick mode: 3 seeds per setting instead of 10." if quick else ""))
-    return _table(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
+    return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
 def _table4_section(results: Sequence[Mapping[str, Any]]):
@@ -405,8 +298,8 @@ def _table4_section(results: Sequence[Mapping[str, Any]]):
              "'Ours, same pairs' compares the pairs the paper's chain compares, in its order; 'ours ranked' "
              "orders the variants by mean (best first) and joins neighbours the same way, as the rank order "
              "section below does. '~=': 90 % confidence intervals overlap; '<', '>': disjoint.")
-    return _table(["claim", "cell", "paper", "ours, same pairs", "ours ranked", "status"], rows, intro,
-                  "Table 4: paper vs reproduction")
+    return table_section(["claim", "cell", "paper", "ours, same pairs", "ours ranked", "status"], rows, intro,
+                         "Table 4: paper vs reproduction")
 
 
 def _supplement_section(runs):
@@ -420,8 +313,8 @@ def _supplement_section(runs):
                      int(r["flow.retransmissions"]), f"{float(r['flow.completion_s']):.3f}"])
     intro = ("Deterministic losses from one window (claims S000-C44, C48; 1 MB, RTT 100 ms, a one-off route "
              "outage dropping 0-4 consecutive segments at 2 s or 3 s).")
-    return _table(["variant", "outage at", "segments lost", "fast retransmits", "timeouts",
-                   "retransmissions", "completion (s)"], rows, intro, "Supplement: losses in one window")
+    return table_section(["variant", "outage at", "segments lost", "fast retransmits", "timeouts",
+                          "retransmissions", "completion (s)"], rows, intro, "Supplement: losses in one window")
 
 
 def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tcpenergy.reproduce import _toml
-from tcpenergy.reproduce.seed000 import Experiment, _load_runs, _table, run_experiments, select_runs
+from tcpenergy.reproduce import common
+from tcpenergy.reproduce.common import (FREEBSD43_SOCKET_BUFFERS, Experiment, Outcome, load_runs,
+                                        run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-002"
 TITLE = "Reproduction of seed 002: energy of TCP-SACK and TCP-ECN-ELFN over a 4-node ad hoc chain"
@@ -102,7 +102,7 @@ def _scenario(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence
         "name": name,
         "seed": 1,
         "path": {"mtu": 1500, "forward": fwd, "reverse": _direction(reverse)},
-        "tcp": {"variant": "ecn-elfn", **dict(tcp or {})},
+        "tcp": {"variant": "ecn-elfn", **FREEBSD43_SOCKET_BUFFERS, **dict(tcp or {})},
         "traffic": {"kind": "bulk", "bytes": "5MB"},
         "energy": {"sender": DEVICE, "receiver": DEVICE, "radio_policy": "always_on"},
     }
@@ -138,6 +138,19 @@ def congestion_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
              "cross_traffic": {"rate": "1.8Mbps", "on": "5s", "every": "30s", "offset": "5s"}}
     return _scenario("seed002-congestion", [{"kind": "bernoulli", "p": 0.01}], [], rtt_range,
                      tcp={"receive_buffer": "16KB"}, forward_extra=extra, queue=60)
+
+
+def congestion_trace(seed: int = 1):
+    """The sender's traced cwnd in seed 002's Fig 8 setting (congestion, MTU 1500, 1 % loss, RTT
+    10-20 ms, ECN-ELFN): the record and the trace frame, for the cwnd check of S002-C60."""
+    import tcpenergy
+
+    low = CONGESTION_RTT_RANGES[0][0]
+    scenario = congestion_base(CONGESTION_RTT_RANGES[0])
+    for direction in ("forward", "reverse"):
+        scenario["path"][direction]["delay"] = f"{low / 2}ms"
+    scenario["path"]["mtu"] = 1500
+    return tcpenergy.run_traced(scenario, seed=seed, **{"tcp.variant": "ecn-elfn", LOSS_KEY: 0.01})
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,15 +195,7 @@ def experiments(quick: bool = False) -> List[Experiment]:
 
 def write_experiment(exp: Experiment, directory: Path) -> Path:
     """Write ``<name>.base.toml`` and ``<name>.sweep.toml``; returns the sweep file."""
-    directory.mkdir(parents=True, exist_ok=True)
-    base_file = directory / f"{exp.name}.base.toml"
-    sweep_file = directory / f"{exp.name}.sweep.toml"
-    base_file.write_text(_toml.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
-                                                     f"`tcpenergy reproduce {PAPER_ID}`."))
-    sweep_file.write_text(_toml.dumps(exp.sweep_document(base_file.name),
-                                      header=f"{exp.description}\nRerun alone with: tcpenergy sweep "
-                                             f"{sweep_file.name} --store ../runs.duckdb"))
-    return sweep_file
+    return common.write_experiment(exp, directory, PAPER_ID)
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,7 +311,7 @@ def summary_section(frame):
              "RTT ranges (per seed, averaged over the ranges; 95 % Student-t interval over seeds). "
              "'better' names the variant with the lower energy or higher goodput; '≈' when the "
              "intervals overlap.")
-    return _table(header, rows, intro, "Tables 4, 6, 7: SACK vs ECN-ELFN per condition")
+    return table_section(header, rows, intro, "Tables 4, 6, 7: SACK vs ECN-ELFN per condition")
 
 
 def better(sack: Tuple[float, float, int], ecn: Tuple[float, float, int], higher_is_better: bool) -> str:
@@ -343,7 +348,7 @@ def table5_section(frame):
     header = ["variant"] + [f"MTU {m}, {int(p * 100)} % loss" for m in MTUS for p in (0.01, 0.10)]
     intro = ("Table 5: total transmissions (flow.segments_sent; timeouts in parentheses), random-loss case, "
              "averaged over the five RTT ranges, ours next to the paper's tcpdump/netstat counts.")
-    return _table(header, table5_rows(frame), intro, "Table 5: transmissions and timeouts")
+    return table_section(header, table5_rows(frame), intro, "Table 5: transmissions and timeouts")
 
 
 def setup_section(exps: Sequence[Experiment], runs, quick: bool):
@@ -358,7 +363,7 @@ def setup_section(exps: Sequence[Experiment], runs, quick: bool):
              "MAC), so every run is the paper's RTS/CTS-off case. docs/reproduce/seed-002.md explains every "
              "modelling choice." + (f" Quick mode: {QUICK_REPETITIONS} seeds per setting instead of "
                                    f"{FULL_REPETITIONS}." if quick else ""))
-    return _table(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
+    return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
 def write_report(runs, out_dir: Path, exps: Sequence[Experiment], quick: bool = False,
@@ -384,17 +389,6 @@ def write_report(runs, out_dir: Path, exps: Sequence[Experiment], quick: bool = 
 # Running
 # --------------------------------------------------------------------------------------------
 
-@dataclass
-class Outcome:
-    out_dir: Path
-    claims: List[Dict[str, Any]]
-    tally: Dict[str, int]
-    runs: int
-    wall_s: float
-    report_files: List[Path]
-    failed_runs: int = 0
-
-
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
         log: Callable[[str], None] = print) -> Outcome:
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report."""
@@ -408,7 +402,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     store_path = out_dir / "runs.duckdb"
     exps = experiments(quick)
     failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
-    runs = select_runs(_load_runs(store_path), exps)
+    runs = select_runs(load_runs(store_path), exps)
     results = seed002_claims.evaluate(runs, claims_mod.load_claims(CLAIMS_FILE), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     intro = ("Every S002 claim of shared/spec/claims.yaml, judged from the runs by an explicit rule (stated in "

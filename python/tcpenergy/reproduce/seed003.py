@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce.seed000 import Experiment, Outcome, _load_runs, _table, run_experiments, select_runs
-from tcpenergy.reproduce.seed000 import write_experiment as _write_experiment
+from tcpenergy.reproduce import common
+from tcpenergy.reproduce.common import Experiment, Outcome, load_runs, run_experiments, select_runs, table_section
 
 PAPER_ID = "seed-003"
 TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
@@ -92,11 +92,8 @@ def experiments(quick: bool = False) -> List[Experiment]:
 
 
 def write_experiment(exp: Experiment, directory: Path) -> Path:
-    path = _write_experiment(exp, directory)
-    for f in (path, directory / f"{exp.name}.base.toml"):
-        f.write_text(f.read_text(encoding="utf-8").replace("reproduce seed-000", f"reproduce {PAPER_ID}"),
-                     encoding="utf-8")
-    return path
+    """Write ``<name>.base.toml`` and ``<name>.sweep.toml``; returns the sweep file."""
+    return common.write_experiment(exp, directory, PAPER_ID)
 
 
 def add_metrics(runs):
@@ -124,7 +121,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     store_path = out_dir / "runs.duckdb"
     exps = experiments(quick)
     failed = run_experiments(exps, out_dir / "sweeps", store_path, jobs, progress, log, write_experiment)
-    runs = add_metrics(select_runs(_load_runs(store_path), exps))
+    runs = add_metrics(select_runs(load_runs(store_path), exps))
     results = seed003_claims.evaluate(runs, claims_mod.load_claims("claims_s003.yaml"), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     files = write_report(runs, results, out_dir, exps, quick=quick)
@@ -145,7 +142,7 @@ def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
              "sender energy instead of bytes per battery charge (no battery model yet); savings = bytes-per-joule "
              "ratio - 1. Battery lifetime, RTS/CTS, interference and distance are not modelled."
              + (" Quick mode: 3 seeds per setting instead of 10." if quick else ""))
-    return _table(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
+    return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
 def _options_section(runs):
@@ -153,7 +150,7 @@ def _options_section(runs):
 
     intro = ("Per option: mean over seeds of sender energy per delivered byte (total and idealized, idle "
              "excluded), bytes per joule, goodput, and savings vs the setting's default (bytes-per-joule ratio - 1).")
-    return _table(OPTION_TABLE_HEADER, option_rows(runs), intro, "Option tuning: energy per byte and savings")
+    return table_section(OPTION_TABLE_HEADER, option_rows(runs), intro, "Option tuning: energy per byte and savings")
 
 
 def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],

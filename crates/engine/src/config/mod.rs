@@ -134,6 +134,10 @@ pub struct TcpConfig {
     pub delayed_ack: DelayedAck,
     #[serde(with = "serde_units::bytes")]
     pub receive_buffer: u64,
+    /// Sender socket buffer: unacknowledged data never exceeds it (the BSD send buffer holds
+    /// data until it is acknowledged); unset = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_bytes")]
+    pub send_buffer: Option<u64>,
     pub cwnd_growth: CwndGrowth,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
@@ -171,6 +175,19 @@ mod opt_duration {
     }
 }
 
+mod opt_bytes {
+    use super::serde_units;
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        serde_units::bytes::deserialize(d).map(Some)
+    }
+    pub fn serialize<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(b) => serde_units::bytes::serialize(b, s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
@@ -186,6 +203,7 @@ impl Default for TcpConfig {
             sack: None,
             delayed_ack: DelayedAck::default(),
             receive_buffer: 64_000,
+            send_buffer: None,
             cwnd_growth: CwndGrowth::PerAck,
             limited_transmit: false,
             dupack_threshold: 3,
@@ -212,6 +230,16 @@ impl TcpConfig {
 
     pub fn sack_enabled(&self) -> bool {
         self.sack.unwrap_or(self.variant.uses_sack())
+    }
+
+    /// The largest window either side can advertise: 65,535 bytes, or 2^30 with window scaling
+    /// (RFC 7323 §2.3). It also bounds cwnd, as BSD's TCP_MAXWIN << snd_scale does.
+    pub fn max_window(&self) -> u64 {
+        if self.window_scale {
+            1 << 30
+        } else {
+            65_535
+        }
     }
 }
 
@@ -657,6 +685,9 @@ impl Scenario {
         }
         if t.receive_buffer < self.smss() as u64 {
             return Err(e("tcp.receive_buffer", format!("must hold at least one segment ({} bytes)", self.smss())));
+        }
+        if t.send_buffer.is_some_and(|b| b < self.smss() as u64) {
+            return Err(e("tcp.send_buffer", format!("must hold at least one segment ({} bytes)", self.smss())));
         }
         if self.traffic.bytes == 0 || self.traffic.bytes > MAX_TRANSFER {
             return Err(e("traffic.bytes", format!("must be between 1 byte and {MAX_TRANSFER} bytes (1 PB)")));

@@ -17,6 +17,7 @@ pub struct Trace {
     in_flight: Vec<u64>,
     rto: Vec<u64>,
     ca_state: Vec<&'static str>,
+    ecn_reductions: Vec<u64>,
 }
 
 /// Columns of equal length, ready for a data frame.
@@ -28,6 +29,8 @@ pub struct TraceColumns {
     pub in_flight_bytes: Vec<u64>,
     pub rto_s: Vec<f64>,
     pub ca_state: Vec<&'static str>,
+    /// ECN-Echo window reductions so far (RFC 3168 §6.1.2): a step marks a reduction.
+    pub ecn_reductions: Vec<u64>,
     pub radio_state: Vec<&'static str>,
     pub power_w: Vec<f64>,
 }
@@ -40,6 +43,7 @@ impl Trace {
         self.in_flight.push(s.in_flight());
         self.rto.push(s.rto().0);
         self.ca_state.push(s.tcb.ca_state.name());
+        self.ecn_reductions.push(s.counters.ecn_reductions);
     }
 
     pub fn finish(self, timeline: &RadioTimeline, profile: &DeviceProfile, cpu: &mut CpuMeter) -> TraceColumns {
@@ -69,6 +73,7 @@ impl Trace {
             in_flight_bytes: self.in_flight,
             rto_s: self.rto.iter().map(|&r| r as f64 * 1e-9).collect(),
             ca_state: self.ca_state,
+            ecn_reductions: self.ecn_reductions,
             radio_state,
             power_w: power,
         }

@@ -49,7 +49,7 @@ impl Endpoint {
         let tcp = &scenario.tcp;
         let smss = scenario.smss();
         let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
-        let max_window = if tcp.window_scale { 1u64 << 30 } else { 65_535 };
+        let max_window = tcp.max_window();
         let receiver_params = ReceiverParams {
             sack: recipe.sender.sack,
             max_sack_blocks: max_sack_blocks(tcp.timestamps),

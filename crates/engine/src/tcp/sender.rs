@@ -75,6 +75,12 @@ pub struct SenderParams {
     /// ELFN (seed 002 §4): freeze on a route-failure notice, probe, resume on an answer.
     pub elfn: bool,
     pub elfn_probe_interval: SimDuration,
+    /// Upper bound on cwnd: the largest window the peer can advertise (BSD's TCP_MAXWIN <<
+    /// snd_scale). Growth beyond it could never be used and would only inflate later
+    /// reductions computed from cwnd.
+    pub max_cwnd: u64,
+    /// Socket send buffer: snd_max - snd_una stays within it.
+    pub send_buffer: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -367,9 +373,9 @@ impl Sender {
                 if self.tcb.snd_una >= self.tcb.recover {
                     self.tcb.ca_state = CaState::Open;
                 }
-                self.cc.on_ack(&mut self.tcb, acked.bytes);
+                self.grow_window(acked.bytes);
             }
-            CaState::Open => self.cc.on_ack(&mut self.tcb, acked.bytes),
+            CaState::Open => self.grow_window(acked.bytes),
         }
 
         // RFC 6298 §5.2-5.3; a frozen ELFN sender keeps its timers stopped.
@@ -379,6 +385,12 @@ impl Sender {
         } else if restart {
             self.restart_timer(now, cpu);
         }
+    }
+
+    /// Congestion control's increase for newly acknowledged data, bounded by `max_cwnd`.
+    fn grow_window(&mut self, acked: u64) {
+        self.cc.on_ack(&mut self.tcb, acked);
+        self.tcb.cwnd = self.tcb.cwnd.min(self.params.max_cwnd.max(self.tcb.smss));
     }
 
     /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of data, without
@@ -443,20 +455,18 @@ impl Sender {
         }
         self.counters.timeouts += 1;
         self.tcb.now = now;
-        if self.recovery.keeps_window_on_timeout() {
-            // Seed 002 Table 1 (TCP-ECN-ELFN): retransmit, back the timer off, keep the window;
-            // the following holes are repaired by partial ACKs.
-            self.tcb.dupacks = 0;
-            self.recovery.on_enter(&mut self.tcb, &mut self.sb, &mut self.cc);
-            self.rtt.on_timeout();
-            self.rtt_timing = None;
-            return;
+        match self.recovery.window_after_timeout(&self.tcb) {
+            // Seed 002 Table 1 (TCP-ECN-ELFN): the timeout retransmits but leaves the window
+            // (and ssthresh) as they were; only BSD's `cwnd = 1 segment` line is dropped.
+            Some(window) => self.tcb.cwnd = window.max(self.tcb.smss),
+            None => {
+                if self.rtt.backoff() == 0 {
+                    // RFC 5681 eq. (4), applied once per segment however often it times out.
+                    self.tcb.ssthresh = self.cc.on_congestion_event(&self.tcb);
+                }
+                self.tcb.cwnd = self.cc.cwnd_after_timeout(&self.tcb);
+            }
         }
-        if self.rtt.backoff() == 0 {
-            // RFC 5681 eq. (4), applied once per segment however often it times out.
-            self.tcb.ssthresh = self.cc.on_congestion_event(&self.tcb);
-        }
-        self.tcb.cwnd = self.cc.cwnd_after_timeout(&self.tcb);
         self.tcb.recover = self.tcb.snd_max;
         self.tcb.ca_state = CaState::Loss;
         self.tcb.dupacks = 0;
@@ -510,7 +520,9 @@ impl Sender {
                 return Some(self.retransmit(i, now, cpu));
             }
         }
-        let rwnd_edge = self.tcb.snd_una + self.rwnd.max(1);
+        // New data must fit the peer's window and the send buffer, which still holds every
+        // unacknowledged byte.
+        let send_edge = self.tcb.snd_una + self.rwnd.max(1).min(self.params.send_buffer);
 
         if self.tcb.ca_state == CaState::Recovery && self.recovery.uses_pipe() {
             // RFC 6675 §5 (C): send while cwnd - pipe >= SMSS, choosing by NextSeg().
@@ -522,7 +534,7 @@ impl Sender {
             }
             if self.tcb.snd_nxt == self.tcb.snd_max && self.has_unsent() {
                 let (len, _) = self.next_new_segment();
-                if self.tcb.snd_nxt + len as u64 <= rwnd_edge {
+                if self.tcb.snd_nxt + len as u64 <= send_edge {
                     return Some(self.send_new(now, cpu));
                 }
             }
@@ -561,7 +573,7 @@ impl Sender {
         if flight > 0 && flight + seq_len > window {
             return None;
         }
-        if self.tcb.snd_nxt != ISS && self.tcb.snd_nxt + len as u64 > rwnd_edge && len > 0 {
+        if self.tcb.snd_nxt != ISS && self.tcb.snd_nxt + len as u64 > send_edge && len > 0 {
             return None;
         }
         Some(self.send_new(now, cpu))

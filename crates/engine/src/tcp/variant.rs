@@ -66,6 +66,8 @@ impl Recipe {
             elfn: t.elfn_enabled(),
             predict_first: t.header_prediction == crate::config::HeaderPrediction::PredictFirst,
             elfn_probe_interval: t.elfn_probe_interval,
+            max_cwnd: t.max_window(),
+            send_buffer: t.send_buffer.unwrap_or(u64::MAX / 4),
         };
         Self { cc, recovery, sender }
     }

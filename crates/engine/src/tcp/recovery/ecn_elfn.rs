@@ -2,14 +2,19 @@
 //! as reordering or link errors, not congestion, so the missing segment is retransmitted and the
 //! window is left alone; only ECN-Echo halves cwnd.
 //!
-//! The protocol is built on NewReno (seed 002 abstract); the paper leaves open whether NewReno's
-//! partial-ACK handling stays active. Here it does, without the window changes: after three
-//! duplicate ACKs (or a timeout) the sender retransmits the first unacknowledged segment and
-//! stays in recovery until everything outstanding at its start is acknowledged, retransmitting
-//! the next hole on each partial ACK, with cwnd and ssthresh untouched throughout. When a whole
-//! window's worth of further duplicates arrives without progress (the retransmission was lost
-//! too), the first unacknowledged segment is retransmitted again: one segment can be sent more
-//! than twice (seed 002 §6.2.1), and ECN-ELFN transmits more packets than SACK (its Table 5).
+//! The protocol is built on FreeBSD's NewReno (seed 002 abstract); the paper leaves open whether
+//! NewReno's partial-ACK handling stays active. Here it does, without the window changes: after
+//! three duplicate ACKs the sender retransmits the first unacknowledged segment and stays in
+//! recovery until everything outstanding at its start is acknowledged, retransmitting the next
+//! hole on each partial ACK, with cwnd and ssthresh untouched throughout. When a whole window's
+//! worth of further duplicates arrives without progress (the retransmission was lost too), the
+//! first unacknowledged segment is retransmitted again: one segment can be sent more than twice
+//! (seed 002 §6.2.1).
+//!
+//! A timeout keeps BSD's retransmission mechanics (go back to the first unacknowledged segment
+//! and resend from there, RFC 6298 §5.4) and drops only its window collapse: the sender resends
+//! up to the window it had before the episode. That is where ECN-ELFN's extra transmissions and
+//! few timeouts at high loss come from (seed 002 Table 5).
 
 use super::{AckOutcome, LossRecovery};
 use crate::tcp::cc::AnyCc;
@@ -76,8 +81,9 @@ impl LossRecovery for EcnElfnRecovery {
         true
     }
 
-    fn keeps_window_on_timeout(&self) -> bool {
-        true
+    fn window_after_timeout(&self, tcb: &Tcb) -> Option<u64> {
+        // The window before any recovery inflation: a timeout during recovery ends the episode.
+        Some(if tcb.ca_state == CaState::Recovery { self.saved_cwnd } else { tcb.cwnd })
     }
 }
 
@@ -123,5 +129,18 @@ mod tests {
         t.snd_una = t.recover;
         assert_eq!(r.on_ack(&mut t, 7000), AckOutcome::Exited);
         assert_eq!(t.cwnd, cwnd, "back to the window recovery started with");
+    }
+
+    #[test]
+    fn a_timeout_keeps_the_window_from_before_recovery_seed002_table1() {
+        let mut t = test_tcb();
+        let mut cc = AnyCc::Aimd(AimdCc::standard(CwndGrowth::PerAck));
+        let mut r = EcnElfnRecovery::new(3);
+        let cwnd = t.cwnd;
+        assert_eq!(r.window_after_timeout(&t), Some(cwnd), "outside recovery: the current window");
+        r.on_enter(&mut t, &mut Scoreboard::new(), &mut cc);
+        r.on_dupack(&mut t);
+        assert!(t.cwnd > cwnd, "inflated by duplicates");
+        assert_eq!(r.window_after_timeout(&t), Some(cwnd), "in recovery: without the inflation");
     }
 }

@@ -42,9 +42,10 @@ pub trait LossRecovery {
     fn guards_with_recover(&self) -> bool {
         false
     }
-    /// Whether a timeout only retransmits, leaving cwnd, ssthresh and the state alone.
-    fn keeps_window_on_timeout(&self) -> bool {
-        false
+    /// The window a timeout leaves, when the policy does not treat a timeout as congestion
+    /// (`None`: RFC 5681 §3.1, ssthresh from the flight size and cwnd to the loss window).
+    fn window_after_timeout(&self, _tcb: &Tcb) -> Option<u64> {
+        None
     }
 }
 
@@ -91,8 +92,8 @@ impl LossRecovery for AnyRecovery {
         dispatch!(self, r => r.guards_with_recover())
     }
     #[inline]
-    fn keeps_window_on_timeout(&self) -> bool {
-        dispatch!(self, r => r.keeps_window_on_timeout())
+    fn window_after_timeout(&self, tcb: &Tcb) -> Option<u64> {
+        dispatch!(self, r => r.window_after_timeout(tcb))
     }
 }
 

@@ -1,0 +1,135 @@
+"""Pieces shared by every paper's reproduction: the sweep description, writing and running sweeps
+into the results store, loading the runs back, and report tables."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from tcpenergy.reproduce import _toml
+
+# FreeBSD 4.3's default socket buffers (net.inet.tcp.sendspace = 32 KiB, recvspace = 64 KiB), which
+# ttcp leaves alone unless told otherwise: the send buffer holds every unacknowledged byte, so no
+# more than 32 KiB is ever in flight. Seeds 000 and 002 ran ttcp on FreeBSD 4.3.
+FREEBSD43_SOCKET_BUFFERS = {"send_buffer": "32KiB", "receive_buffer": "64KiB"}
+
+
+@dataclass
+class Experiment:
+    """One sweep: a base scenario and the axes varied over it (the sweep TOML contract)."""
+
+    name: str
+    description: str
+    base: Dict[str, Any]
+    axes: Dict[str, List[Any]]
+    repetitions: int
+    fixed: Dict[str, Any] = field(default_factory=dict)
+    seeds: Optional[List[int]] = None
+
+    def seed_list(self) -> List[int]:
+        return list(self.seeds) if self.seeds is not None else list(range(1, self.repetitions + 1))
+
+    def sweep_document(self, base_file: str) -> Dict[str, Any]:
+        doc: Dict[str, Any] = {"base": base_file, "name": self.name}
+        if self.seeds is not None:
+            doc["seeds"] = list(self.seeds)
+        else:
+            doc["repetitions"] = self.repetitions
+        doc["axes"] = {k: list(v) for k, v in self.axes.items()}
+        if self.fixed:
+            doc["set"] = dict(self.fixed)
+        return doc
+
+    def cells(self) -> int:
+        return math.prod(len(v) for v in self.axes.values())
+
+
+@dataclass
+class Outcome:
+    """What a paper's ``run`` returns."""
+
+    out_dir: Path
+    claims: List[Dict[str, Any]]
+    tally: Dict[str, int]
+    runs: int
+    wall_s: float
+    report_files: List[Path]
+    failed_runs: int = 0
+
+
+def write_experiment(exp: Experiment, directory: Path, paper_id: str) -> Path:
+    """Write ``<name>.base.toml`` and ``<name>.sweep.toml``; returns the sweep file."""
+    directory.mkdir(parents=True, exist_ok=True)
+    base_file = directory / f"{exp.name}.base.toml"
+    sweep_file = directory / f"{exp.name}.sweep.toml"
+    # TOML is UTF-8 by definition, and descriptions hold non-ASCII text such as "§".
+    base_file.write_text(_toml.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
+                                                     f"`tcpenergy reproduce {paper_id}`."), encoding="utf-8")
+    sweep_file.write_text(_toml.dumps(exp.sweep_document(base_file.name),
+                                      header=f"{exp.description}\nRerun alone with: tcpenergy sweep "
+                                             f"{sweep_file.name} --store ../runs.duckdb"), encoding="utf-8")
+    return sweep_file
+
+
+def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress: bool):
+    import tcpenergy
+
+    return tcpenergy.sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
+
+
+def run_experiments(exps: Sequence[Experiment], sweeps_dir: Path, store_path: Path, jobs: Optional[int],
+                    progress: bool, log: Callable[[str], None],
+                    write: Callable[[Experiment, Path], Path]) -> int:
+    """Write each experiment's sweep file with ``write`` (the paper's ``write_experiment``) and run
+    (or resume) it into the store; returns the number of failed runs."""
+    failed = 0
+    for exp in exps:
+        log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
+        failed += _run_sweep(write(exp, sweeps_dir), store_path, jobs, progress).failed
+    return failed
+
+
+def load_runs(store_path: Path):
+    """Every run in the store, as a DataFrame."""
+    from tcpenergy.experiments import open_store
+
+    store = open_store(store_path)
+    try:
+        return store.runs()
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+
+
+def select_runs(frame, exps: Sequence[Experiment]):
+    """The ok runs of these sweeps with their seeds, by this engine version (a store may hold more:
+    a full run's seeds, or runs of an older engine)."""
+    import pandas as pd
+
+    from tcpenergy import engine_version
+
+    if "engine_version" in frame.columns:
+        frame = frame[frame["engine_version"] == engine_version()]
+    parts = []
+    for exp in exps:
+        part = frame[(frame["sweep"] == exp.name) & frame["seed"].isin(exp.seed_list())]
+        if "status" in part:
+            part = part[part["status"] == "ok"]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else frame.iloc[0:0]
+
+
+def table_section(header: Sequence[str], rows: Sequence[Sequence[Any]], intro: str, heading: str):
+    """A report section holding one table: ``(heading, html body, markdown)``."""
+    import html as _html
+
+    md = [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    md += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    body = (f"<p>{_html.escape(intro)}</p>\n<table>\n<thead><tr>"
+            + "".join(f"<th>{_html.escape(h)}</th>" for h in header) + "</tr></thead>\n<tbody>\n"
+            + "\n".join("<tr>" + "".join(f"<td>{_html.escape(str(c))}</td>" for c in row) + "</tr>"
+                        for row in rows) + "\n</tbody>\n</table>")
+    return (heading, body, "\n".join(md))
