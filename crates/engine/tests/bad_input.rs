@@ -46,6 +46,16 @@ fn a_send_buffer_smaller_than_one_segment_is_rejected() {
 }
 
 #[test]
+fn an_outage_mode_must_be_drop_or_hold_and_hold_limit_needs_hold() {
+    let (path, msg) = err_of("[path.forward]\nimpairments = [{kind = \"outage\", down = \"1s\", every = \"5s\", mode = \"queue\"}]");
+    assert_eq!(path, "path.forward.impairments.0.mode");
+    assert!(msg.contains("drop") && msg.contains("hold"), "{msg}");
+    let (path, msg) = err_of("[path.forward]\nimpairments = [{kind = \"outage\", down = \"1s\", every = \"5s\", hold_limit = 4}]");
+    assert_eq!(path, "path.forward.impairments.0.hold_limit");
+    assert!(msg.contains("mode = \"hold\""), "{msg}");
+}
+
+#[test]
 fn unknown_variant_lists_the_allowed_ones() {
     let (path, msg) = err_of("[tcp]\nvariant = \"vegas\"");
     assert_eq!(path, "tcp.variant");

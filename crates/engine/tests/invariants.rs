@@ -24,11 +24,15 @@ fn impairment() -> impl Strategy<Value = String> {
         // A period that divides max_rto (60 s) can phase-lock with a fully backed-off timer so
         // that every retransmission falls into an outage or burst: a real (if pathological)
         // behaviour of deterministic periodic impairments, excluded here so transfers finish.
-        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0), any::<bool>())
-            .prop_map(|(d, e, n)| if n {
-                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms", notify={{delay="5ms"}}}}"#)
-            } else {
-                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"}}"#)
+        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0), any::<bool>(), 0..3u8)
+            .prop_map(|(d, e, n, mode)| {
+                let notify = if n { r#", notify={delay="5ms"}"# } else { "" };
+                let mode = match mode {
+                    0 => "",
+                    1 => r#", mode="hold""#,
+                    _ => r#", mode="hold", hold_limit=5"#,
+                };
+                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"{notify}{mode}}}"#)
             }),
     ]
 }

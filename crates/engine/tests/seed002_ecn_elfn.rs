@@ -159,3 +159,30 @@ fn an_outage_with_notification_freezes_elfn_and_spares_its_timeouts() {
     assert_eq!(n.flow.route_failures, 0, "standard TCP ignores the notice");
     assert!(e.flow.timeouts < n.flow.timeouts, "elfn {} vs newreno {}", e.flow.timeouts, n.flow.timeouts);
 }
+
+#[test]
+fn an_outage_in_hold_mode_delays_what_crosses_it_instead_of_dropping_it() {
+    // The node before the break buffers packets until the route is back (seed 002 §4 leaves open
+    // whether data in flight is lost; `mode = "hold"` is the buffering alternative).
+    let held = r#"{kind="outage", down="2s", every="1h", offset="1s", mode="hold"}"#;
+    let r = common::run_seed(&scenario("newreno", "1MB", held, ""), 1);
+    assert!(r.complete);
+    assert_eq!(r.path.forward.dropped_channel, 0, "nothing is lost");
+    assert!(r.path.forward.held_outage > 0);
+
+    // With a limit, the buffer keeps that many packets per episode and the rest are lost.
+    let limited = r#"{kind="outage", down="2s", every="1h", offset="1s", mode="hold", hold_limit=3}"#;
+    let r = common::run_seed(&scenario("newreno", "1MB", limited, ""), 1);
+    assert!(r.complete);
+    assert_eq!(r.path.forward.held_outage, 3);
+    assert!(r.path.forward.dropped_channel > 0);
+}
+
+#[test]
+fn a_held_packet_triggers_the_route_failure_notice_too() {
+    let outage = r#"{kind="outage", down="5s", every="1h", offset="2s", mode="hold", notify={delay="10ms"}}"#;
+    let r = common::run_seed(&scenario("elfn", "1MB", outage, ""), 1);
+    assert!(r.complete);
+    assert_eq!(r.flow.route_failures, 1);
+    assert_eq!(r.path.forward.dropped_channel, 0);
+}

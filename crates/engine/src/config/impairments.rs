@@ -40,7 +40,9 @@ pub enum Impairment {
         max: SimDuration,
         keep_order: bool,
     },
-    /// Route failure: everything crossing during `[offset + k*every, offset + k*every + down)` is lost.
+    /// Route failure: everything crossing during `[offset + k*every, offset + k*every + down)` is
+    /// lost, or with `mode = "hold"` buffered at the node before the break and sent on when the
+    /// route is back (up to `hold_limit` packets per episode; the rest are lost).
     /// With `notify`, the node before the break tells the sender (ELFN, seed 002 §4).
     Outage {
         #[serde(with = "serde_units::duration")]
@@ -51,7 +53,22 @@ pub enum Impairment {
         offset: SimDuration,
         #[serde(skip_serializing_if = "Option::is_none")]
         notify: Option<RouteNotify>,
+        mode: OutageMode,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hold_limit: Option<u32>,
     },
+}
+
+/// What a broken route does to the packets that reach it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutageMode {
+    /// Lost (no route, no buffering).
+    #[default]
+    Drop,
+    /// Buffered until the route is restored, as ad hoc routing protocols hold packets while they
+    /// repair a route.
+    Hold,
 }
 
 /// Explicit link-failure notification (Holland & Vaidya's ELFN as used in seed 002 §4): the first
@@ -144,6 +161,10 @@ struct RawOutage {
     offset: Option<SimDuration>,
     #[serde(default)]
     notify: Option<RouteNotify>,
+    #[serde(default)]
+    mode: OutageMode,
+    #[serde(default)]
+    hold_limit: Option<u32>,
 }
 
 fn opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
@@ -240,11 +261,16 @@ impl Impairment {
                 if r.down > every {
                     return Err(EngineError::config(at("down"), "must not exceed `every`"));
                 }
+                if r.hold_limit.is_some() && r.mode != OutageMode::Hold {
+                    return Err(EngineError::config(at("hold_limit"), "only applies with mode = \"hold\""));
+                }
                 Impairment::Outage {
                     down: r.down,
                     every,
                     offset: r.offset.unwrap_or(SimDuration(every.0 - r.down.0)),
                     notify: r.notify,
+                    mode: r.mode,
+                    hold_limit: r.hold_limit,
                 }
             }
             other => return Err(EngineError::config(at("kind"), format!("unknown impairment kind {other:?}; one of {KINDS}"))),

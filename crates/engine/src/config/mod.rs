@@ -11,7 +11,7 @@ pub mod serde_units;
 mod impairments;
 mod overrides;
 
-pub use impairments::{GeState, Impairment, RouteNotify};
+pub use impairments::{GeState, Impairment, OutageMode, RouteNotify};
 pub use overrides::apply_override;
 
 use crate::energy::profile::{self, DeviceProfile};

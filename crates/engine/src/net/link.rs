@@ -29,6 +29,8 @@ pub struct LinkCounters {
     /// Cross-traffic packets offered to the queue, and those dropped there.
     pub cross_offered: u64,
     pub cross_dropped: u64,
+    /// Held by a broken route (outage in hold mode) and delivered after it came back.
+    pub held_outage: u64,
 }
 
 #[derive(Debug)]
@@ -60,8 +62,9 @@ pub enum Fate {
     /// Transmitted during `[start, end)` and lost on the channel; `notice` when a notifying
     /// outage caused the loss.
     Lost { start: SimTime, end: SimTime, notice: Option<RouteNotice> },
-    /// Transmitted during `[start, end)`; arrives at the far end at `at`, CE-marked if `ce`.
-    Arrives { start: SimTime, end: SimTime, at: SimTime, ce: bool },
+    /// Transmitted during `[start, end)`; arrives at the far end at `at`, CE-marked if `ce`;
+    /// `notice` when a notifying outage held it on the way.
+    Arrives { start: SimTime, end: SimTime, at: SimTime, ce: bool, notice: Option<RouteNotice> },
 }
 
 impl Link {
@@ -133,11 +136,17 @@ impl Link {
             }
             Verdict::Pass => {
                 self.counters.packets_delivered += 1;
-                Fate::Arrives { start, end, at: end + self.delay, ce }
+                Fate::Arrives { start, end, at: end + self.delay, ce, notice: None }
             }
             Verdict::Delay(extra) => {
                 self.counters.packets_delivered += 1;
-                Fate::Arrives { start, end, at: end + self.delay + extra, ce }
+                Fate::Arrives { start, end, at: end + self.delay + extra, ce, notice: None }
+            }
+            Verdict::Hold(extra) => {
+                self.counters.packets_delivered += 1;
+                self.counters.held_outage += 1;
+                let notice = impair::route_notice(&mut self.impairments, end);
+                Fate::Arrives { start, end, at: end + self.delay + extra, ce, notice }
             }
         }
     }
@@ -248,8 +257,8 @@ mod tests {
         // 125 bytes at 1 Mbit/s = 1 ms.
         let a = l.send(SimTime(0), 125, false);
         let b = l.send(SimTime(0), 125, false);
-        assert_eq!(a, Fate::Arrives { start: SimTime(0), end: SimTime(1_000_000), at: SimTime(11_000_000), ce: false });
-        assert_eq!(b, Fate::Arrives { start: SimTime(1_000_000), end: SimTime(2_000_000), at: SimTime(12_000_000), ce: false });
+        assert_eq!(a, Fate::Arrives { start: SimTime(0), end: SimTime(1_000_000), at: SimTime(11_000_000), ce: false, notice: None });
+        assert_eq!(b, Fate::Arrives { start: SimTime(1_000_000), end: SimTime(2_000_000), at: SimTime(12_000_000), ce: false, notice: None });
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::energy::cpu::CpuMeter;
 use crate::energy::meter::{self, RadioLog};
 use crate::error::EngineError;
 use crate::metrics::trace::Trace;
+use crate::net::impair::RouteNotice;
 use crate::net::link::{Fate, Link};
 use crate::result::RunResult;
 use crate::tcp::endpoint::{Endpoint, Role};
@@ -210,15 +211,15 @@ impl<'a> World<'a> {
                 let from = link.from;
                 self.nodes[from].radio.transmit(start, end);
                 if let Some(n) = notice {
-                    self.queue.push(n.fail_at, Event::RouteNotice { node: from as u8, restored: false });
-                    if let Some(t) = n.restore_at {
-                        self.queue.push(t, Event::RouteNotice { node: from as u8, restored: true });
-                    }
+                    self.schedule_notice(from, n);
                 }
             }
-            Fate::Arrives { start, end, at, ce } => {
-                let to = link.to;
-                self.nodes[link.from].radio.transmit(start, end);
+            Fate::Arrives { start, end, at, ce, notice } => {
+                let (from, to) = (link.from, link.to);
+                self.nodes[from].radio.transmit(start, end);
+                if let Some(n) = notice {
+                    self.schedule_notice(from, n);
+                }
                 self.nodes[to].radio.receive(SimTime(at.0 - (end.0 - start.0)), at);
                 let mut seg = seg;
                 if ce {
@@ -227,6 +228,14 @@ impl<'a> World<'a> {
                 let p = self.packets.insert(seg);
                 self.queue.push(at, Event::Arrive { node: to as u8, packet: p });
             }
+        }
+    }
+
+    /// The route-failure (and restoration) messages of the node before a broken hop.
+    fn schedule_notice(&mut self, from: usize, n: RouteNotice) {
+        self.queue.push(n.fail_at, Event::RouteNotice { node: from as u8, restored: false });
+        if let Some(t) = n.restore_at {
+            self.queue.push(t, Event::RouteNotice { node: from as u8, restored: true });
         }
     }
 

@@ -20,6 +20,8 @@ pub use periodic::PeriodicWindow;
 pub enum Verdict {
     Pass,
     Delay(SimDuration),
+    /// Buffered by a broken route and delivered this much later (an outage in hold mode).
+    Hold(SimDuration),
     Drop(DropCause),
 }
 
@@ -59,8 +61,8 @@ impl AnyImpairment {
             }
             Impairment::Reorder { fraction, extra_delay } => Self::Reorder(reorder::Reorder::new(fraction, extra_delay, rng)),
             Impairment::Jitter { min, max, keep_order } => Self::Jitter(jitter::Jitter::new(min, max, keep_order, rng)),
-            Impairment::Outage { down, every, offset, notify } => {
-                Self::Outage(outage::Outage::new(PeriodicWindow { on: down, every, offset }, notify))
+            Impairment::Outage { down, every, offset, notify, mode, hold_limit } => {
+                Self::Outage(outage::Outage::new(PeriodicWindow { on: down, every, offset }, notify, mode, hold_limit))
             }
         }
     }
@@ -87,8 +89,8 @@ pub struct RouteNotice {
     pub restore_at: Option<SimTime>,
 }
 
-/// After a packet was lost at `now`: a notice if an outage with notification caused it and this
-/// outage episode has not been reported yet.
+/// After a packet was lost or held at `now`: a notice if an outage with notification caused it and
+/// this outage episode has not been reported yet.
 pub fn route_notice(list: &mut [AnyImpairment], now: SimTime) -> Option<RouteNotice> {
     list.iter_mut().find_map(|imp| match imp {
         AnyImpairment::Outage(o) => o.notice(now),
@@ -100,14 +102,21 @@ pub fn route_notice(list: &mut [AnyImpairment], now: SimTime) -> Option<RouteNot
 #[inline]
 pub fn apply(list: &mut [AnyImpairment], now: SimTime, bytes: u32) -> Verdict {
     let mut extra = SimDuration::ZERO;
+    let mut held = false;
     for imp in list.iter_mut() {
         match imp.on_packet(now, bytes) {
             Verdict::Pass => {}
             Verdict::Delay(d) => extra = extra + d,
+            Verdict::Hold(d) => {
+                held = true;
+                extra = extra + d;
+            }
             drop @ Verdict::Drop(_) => return drop,
         }
     }
-    if extra.0 == 0 {
+    if held {
+        Verdict::Hold(extra)
+    } else if extra.0 == 0 {
         Verdict::Pass
     } else {
         Verdict::Delay(extra)
