@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import time
 from importlib.resources import files
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import common
 from tcpenergy.reproduce import seed000 as S
 from tcpenergy.reproduce import seed000_claims as E
+from reproduce_support import quick_reproduction
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,24 +31,17 @@ SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "spec" / "claim
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from tcpenergy.cli import app
-
-    out = tmp_path_factory.mktemp("repro") / "seed-000"
-    started = time.perf_counter()
-    result = CliRunner().invoke(app, ["reproduce", "seed-000", "--quick", "--out", str(out), "--jobs", "2"])
-    return out, result, time.perf_counter() - started
+    return quick_reproduction(tmp_path_factory, "seed-000")
 
 
 def test_quick_reproduction_exits_0(quick_run):
-    out, result, _ = quick_run
+    out, result = quick_run
     assert result.exit_code == 0, result.output
     assert "49 claims" in result.stdout
 
 
 def test_claims_json_lists_every_s000_claim_exactly_once_with_a_valid_status(quick_run):
-    out, result, _ = quick_run
+    out, result = quick_run
     records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     ids = [r["id"] for r in records]
     expected = [e["id"] for e in C.load_claims()]
@@ -66,7 +59,7 @@ def test_claims_json_lists_every_s000_claim_exactly_once_with_a_valid_status(qui
 
 
 def test_report_and_sweep_files_are_written(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     report = out / "report"
     for name in ("index.html", "report.md", "summary.csv", "ranking.csv"):
         assert (report / name).is_file(), name
@@ -82,7 +75,7 @@ def test_report_and_sweep_files_are_written(quick_run):
 
 
 def test_rerunning_a_sweep_skips_the_stored_runs(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     outcome = common._run_sweep(out / "sweeps" / f"{S.BURSTY}.sweep.toml", out / "runs.duckdb", 1, False)
     assert outcome.ran == 0 and outcome.skipped == outcome.total == 45
 

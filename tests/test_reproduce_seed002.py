@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from tcpenergy.experiments.spec import expand, load_sweep
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed002 as S
+from reproduce_support import quick_reproduction
 
 
 def test_one_sweep_per_condition_and_rtt_range_with_unique_names():
@@ -60,18 +60,11 @@ def test_condition_impairments_sit_where_the_sweep_keys_point():
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from tcpenergy.cli import app
-
-    out = tmp_path_factory.mktemp("repro") / "seed-002"
-    started = time.perf_counter()
-    result = CliRunner().invoke(app, ["reproduce", "seed-002", "--quick", "--out", str(out), "--jobs", "2"])
-    return out, result, time.perf_counter() - started
+    return quick_reproduction(tmp_path_factory, "seed-002")
 
 
 def test_quick_reproduction_exits_0(quick_run):
-    out, result, _ = quick_run
+    out, result = quick_run
     assert result.exit_code == 0, result.output
     assert "66 claims" in result.stdout
     expected = sum(e.cells() * S.QUICK_REPETITIONS for e in S.experiments(quick=True))
@@ -79,7 +72,7 @@ def test_quick_reproduction_exits_0(quick_run):
 
 
 def test_claims_json_lists_every_s002_claim_once_with_evidence(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     expected = [e["id"] for e in C.load_claims(S.CLAIMS_FILE)]
     assert len(expected) == 66 and expected == [f"S002-C{i:02d}" for i in range(1, 67)]
@@ -93,7 +86,7 @@ def test_claims_json_lists_every_s002_claim_once_with_evidence(quick_run):
 
 
 def test_report_has_the_paper_tables(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     md = (out / "report" / "report.md").read_text(encoding="utf-8")
     assert "Table 5: transmissions and timeouts" in md
     assert "paper 11004 (0.51)" in md

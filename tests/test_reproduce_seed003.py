@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -13,31 +12,24 @@ import yaml
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed003 as S
 from tcpenergy.reproduce import seed003_claims as E
+from reproduce_support import quick_reproduction
 
 SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "spec" / "claims.yaml"
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from tcpenergy.cli import app
-
-    out = tmp_path_factory.mktemp("repro") / "seed-003"
-    started = time.perf_counter()
-    result = CliRunner().invoke(app, ["reproduce", "seed-003", "--part", "options", "--quick", "--out", str(out),
-                                      "--jobs", "2"])
-    return out, result, time.perf_counter() - started
+    return quick_reproduction(tmp_path_factory, "seed-003", "--part", "options")
 
 
 def test_quick_reproduction_exits_0(quick_run):
-    out, result, _ = quick_run
+    out, result = quick_run
     assert result.exit_code == 0, result.output
     assert "22 claims" in result.stdout
 
 
 def test_claims_json_lists_every_s003_claim_exactly_once_with_a_valid_status(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     ids = [r["id"] for r in records]
     expected = [f"S003-C{i:02d}" for i in range(1, 23)]
@@ -50,7 +42,7 @@ def test_claims_json_lists_every_s003_claim_exactly_once_with_a_valid_status(qui
 
 
 def test_battery_mac_interference_and_distance_claims_are_not_modelled(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     status = {r["id"]: r["status"] for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}
     for cid in ["S003-C01", "S003-C03", "S003-C11", "S003-C13", "S003-C14"] + [f"S003-C{i}" for i in range(15, 22)]:
         assert status[cid] == C.NOT_MODELLED, cid
@@ -60,7 +52,7 @@ def test_battery_mac_interference_and_distance_claims_are_not_modelled(quick_run
 
 
 def test_report_and_sweep_files_exist(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     assert (out / "report" / "index.html").is_file()
     assert (out / "report" / "report.md").is_file()
     assert (out / "runs.duckdb").is_file()
