@@ -73,6 +73,13 @@ def write_experiment(exp: Experiment, directory: Path, paper_id: str) -> Path:
     return sweep_file
 
 
+def output_layout(out_dir: Path):
+    """Create OUT and return (OUT, OUT/sweeps, OUT/runs.duckdb), the layout every reproduction writes."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir, out_dir / "sweeps", out_dir / "runs.duckdb"
+
+
 def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress: bool):
     import tcpenergy
 

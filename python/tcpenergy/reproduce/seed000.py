@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43_SOCKET_BUFFERS, Experiment, Outcome, load_runs,
+from tcpenergy.reproduce.common import (FREEBSD43_SOCKET_BUFFERS, Experiment, Outcome, load_runs, output_layout,
                                         run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-000"
@@ -213,10 +213,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     from tcpenergy.reproduce import seed000_claims
 
     started = time.perf_counter()
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    sweeps_dir = out_dir / "sweeps"
-    store_path = out_dir / "runs.duckdb"
+    out_dir, sweeps_dir, store_path = output_layout(out_dir)
 
     exps = experiments(quick)
     failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import Experiment, Outcome, load_runs, run_experiments, select_runs, table_section
+from tcpenergy.reproduce.common import (Experiment, Outcome, load_runs, output_layout, run_experiments, select_runs,
+                                        table_section)
 
 PAPER_ID = "seed-003"
 TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
@@ -116,11 +117,9 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     if part not in PARTS:
         raise ValueError(f"seed-003 part {part!r} is not built; available: {', '.join(PARTS)}")
     started = time.perf_counter()
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    store_path = out_dir / "runs.duckdb"
+    out_dir, sweeps_dir, store_path = output_layout(out_dir)
     exps = experiments(quick)
-    failed = run_experiments(exps, out_dir / "sweeps", store_path, jobs, progress, log, write_experiment)
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
     runs = add_metrics(select_runs(load_runs(store_path), exps))
     results = seed003_claims.evaluate(runs, claims_mod.load_claims("claims_s003.yaml"), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
