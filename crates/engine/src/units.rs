@@ -42,6 +42,19 @@ impl SimDuration {
     }
 }
 
+/// When a timer of length `d` set at `now` fires if it counts ticks of `tick` (0 = exact): it
+/// needs ceil(d / tick) ticks, at least one, and the first tick is the next boundary, so it fires
+/// on a boundary between (n - 1) and n ticks after `now` (a BSD callout or slow-timer count, a
+/// Linux jiffies timer).
+#[inline]
+pub fn on_tick(now: SimTime, d: SimDuration, tick: SimDuration) -> SimTime {
+    if tick.0 == 0 {
+        return now + d;
+    }
+    let n = d.0.div_ceil(tick.0).max(1);
+    SimTime((now.0 / tick.0).saturating_add(n).saturating_mul(tick.0))
+}
+
 impl Add<SimDuration> for SimTime {
     type Output = SimTime;
     fn add(self, d: SimDuration) -> SimTime {

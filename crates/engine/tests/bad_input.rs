@@ -119,3 +119,32 @@ fn no_bad_value_at_any_key_panics() {
         }
     }
 }
+
+#[test]
+fn an_unknown_tcp_stack_lists_the_presets() {
+    let (path, msg) = err_of("[tcp]\nstack = \"windows-95\"");
+    assert_eq!(path, "tcp.stack");
+    assert!(msg.contains("freebsd-4.3") && msg.contains("linux-2.2") && msg.contains("linux-6"), "{msg}");
+}
+
+#[test]
+fn a_timer_tick_must_be_zero_or_between_1us_and_1s() {
+    for key in ["timer_tick", "delayed_ack_tick"] {
+        let (path, msg) = err_of(&format!("[tcp]\n{key} = \"2s\""));
+        assert_eq!(path, format!("tcp.{key}"));
+        assert!(msg.contains("0 (exact timers)") && msg.contains("1s"), "{msg}");
+        let (path, msg) = err_of(&format!("[tcp]\n{key} = \"soon\""));
+        assert_eq!(path, format!("tcp.{key}"));
+        assert!(msg.contains("duration"), "{msg}");
+    }
+}
+
+#[test]
+fn a_periodic_offset_is_a_duration_or_random_and_phase_group_needs_random() {
+    let (path, msg) = err_of("[path.forward]\nimpairments = [{kind = \"outage\", down = \"1s\", every = \"5s\", offset = \"sometimes\"}]");
+    assert_eq!(path, "path.forward.impairments.0.offset");
+    assert!(msg.contains("\"random\""), "{msg}");
+    let (path, msg) = err_of("[path.forward]\nimpairments = [{kind = \"periodic_burst\", p = 0.5, on = \"1s\", every = \"5s\", offset = \"2s\", phase_group = \"x\"}]");
+    assert_eq!(path, "path.forward.impairments.0.phase_group");
+    assert!(msg.contains("offset = \"random\""), "{msg}");
+}

@@ -7,12 +7,26 @@ use proptest::prelude::*;
 use tcpenergy_engine::config::RadioPolicy;
 use tcpenergy_engine::{run, RunOptions, Scenario};
 
+/// A period that divides a stack's max_rto (60 s default, 64 s FreeBSD, 120 s Linux) can
+/// phase-lock with a fully backed-off timer (see the outage note below).
+fn no_lock(every: &u64) -> bool {
+    [60_000, 64_000, 120_000].iter().all(|m| m % every != 0)
+}
+
+fn phase(random: bool) -> &'static str {
+    if random {
+        r#", offset="random""#
+    } else {
+        ""
+    }
+}
+
 fn impairment() -> impl Strategy<Value = String> {
     prop_oneof![
         (0.0..0.15f64).prop_map(|p| format!(r#"{{kind="bernoulli", p={p}}}"#)),
         (0.0..2e-5f64).prop_map(|ber| format!(r#"{{kind="bit_error", ber={ber}}}"#)),
-        (0.5..1.0f64, 100..1000u64, (2001..6000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0))
-            .prop_map(|(p, on, every)| format!(r#"{{kind="periodic_burst", p={p}, on="{on}ms", every="{every}ms"}}"#)),
+        (0.5..1.0f64, 100..1000u64, (2001..6000u64).prop_filter("divides max_rto", no_lock), any::<bool>())
+            .prop_map(|(p, on, every, random)| format!(r#"{{kind="periodic_burst", p={p}, on="{on}ms", every="{every}ms"{}}}"#, phase(random))),
         (0.0..0.02f64, 0.3..0.9f64, 500..3000u64, 20..300u64).prop_map(|(gp, bp, g, b)| format!(
             r#"{{kind="gilbert_elliott", good={{per={gp}, min="{g}ms", max="{}ms"}}, bad={{per={bp}, min="{b}ms", max="{}ms"}}}}"#,
             g * 2,
@@ -24,15 +38,15 @@ fn impairment() -> impl Strategy<Value = String> {
         // A period that divides max_rto (60 s) can phase-lock with a fully backed-off timer so
         // that every retransmission falls into an outage or burst: a real (if pathological)
         // behaviour of deterministic periodic impairments, excluded here so transfers finish.
-        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", |e| 60_000 % e != 0), any::<bool>(), 0..3u8)
-            .prop_map(|(d, e, n, mode)| {
+        (100..1500u64, (3001..8000u64).prop_filter("divides max_rto", no_lock), any::<bool>(), 0..3u8, any::<bool>())
+            .prop_map(|(d, e, n, mode, random)| {
                 let notify = if n { r#", notify={delay="5ms"}"# } else { "" };
                 let mode = match mode {
                     0 => "",
                     1 => r#", mode="hold""#,
                     _ => r#", mode="hold", hold_limit=5"#,
                 };
-                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"{notify}{mode}}}"#)
+                format!(r#"{{kind="outage", down="{d}ms", every="{e}ms"{notify}{mode}{}}}"#, phase(random))
             }),
     ]
 }
@@ -52,7 +66,15 @@ prop_compose! {
         per_byte in any::<bool>(),
         policy in prop::sample::select(vec!["always_on", "ideal", "idle_timeout"]),
         rate_kbps in prop::sample::select(vec![500u64, 2000, 11000]),
+        stack in prop::sample::select(vec!["", "freebsd-4.3", "linux-2.2", "linux-6"]),
+        ticks in prop::sample::select(vec![(0u64, 0u64), (10, 10), (500, 200)]),
     ) -> Scenario {
+        // A preset brings its own ticks; without one, draw them (exact, callout-like, 4.4BSD-like).
+        let stack_lines = if stack.is_empty() {
+            format!("timer_tick = \"{}ms\"\ndelayed_ack_tick = \"{}ms\"", ticks.0, ticks.1)
+        } else {
+            format!("stack = \"{stack}\"")
+        };
         // A long cap: under heavy impairment a fully backed-off timer (60 s) makes slow progress.
         let text = format!(r#"
             stop_after = "24h"
@@ -68,6 +90,7 @@ prop_compose! {
             impairments = [{}]
             [tcp]
             variant = "{variant}"
+            {stack_lines}
             timestamps = {timestamps}
             delayed_ack = {{ every = {every}, timeout = "200ms" }}
             limited_transmit = {limited}

@@ -15,14 +15,16 @@ pub enum Impairment {
     /// Independent bit errors at rate `ber`: a frame of n bits is lost with 1 − (1 − ber)^n.
     BitError { ber: f64 },
     /// Loss with probability `p` during `[offset + k*every, offset + k*every + on)`.
+    /// `offset = "random"` draws the phase per run; impairments sharing a `phase_group` share it.
     PeriodicBurst {
         p: f64,
         #[serde(with = "serde_units::duration")]
         on: SimDuration,
         #[serde(with = "serde_units::duration")]
         every: SimDuration,
-        #[serde(with = "serde_units::duration")]
-        offset: SimDuration,
+        offset: Phase,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        phase_group: Option<String>,
     },
     /// Time-driven two-state channel; state lengths uniform in [min, max].
     GilbertElliott { good: GeState, bad: GeState },
@@ -49,14 +51,57 @@ pub enum Impairment {
         down: SimDuration,
         #[serde(with = "serde_units::duration")]
         every: SimDuration,
-        #[serde(with = "serde_units::duration")]
-        offset: SimDuration,
+        offset: Phase,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        phase_group: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         notify: Option<RouteNotify>,
         mode: OutageMode,
         #[serde(skip_serializing_if = "Option::is_none")]
         hold_limit: Option<u32>,
     },
+}
+
+/// Where a periodic impairment's first window starts: a fixed offset, or `"random"`, a phase
+/// drawn per run uniformly in [0, every). A perfectly periodic channel and a perfectly doubled
+/// retransmission timer can lock in phase (a backed-off RTO that is a multiple of the period
+/// lands every retransmission in the same part of the cycle), which no testbed sustains; a
+/// random phase per run averages over where in the cycle the transfer starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    At(SimDuration),
+    Random,
+}
+
+impl Phase {
+    /// The offset for one run: fixed, or drawn from `rng` (one draw) in [0, every).
+    pub fn resolve(self, every: SimDuration, rng: &mut crate::sim::rng::Stream) -> SimDuration {
+        match self {
+            Phase::At(d) => d,
+            Phase::Random => SimDuration(((rng.uniform() * every.0 as f64) as u64).min(every.0.saturating_sub(1))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Phase {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        if v.as_str() == Some("random") {
+            return Ok(Phase::Random);
+        }
+        serde_units::duration::deserialize(v)
+            .map(Phase::At)
+            .map_err(|e| serde::de::Error::custom(format!("{e}, or \"random\" (a phase drawn per run in [0, every))")))
+    }
+}
+
+impl Serialize for Phase {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Phase::At(d) => serde_units::duration::serialize(d, s),
+            Phase::Random => s.serialize_str("random"),
+        }
+    }
 }
 
 /// What a broken route does to the packets that reach it.
@@ -116,8 +161,10 @@ struct RawPeriodicBurst {
     on: SimDuration,
     #[serde(with = "serde_units::duration")]
     every: SimDuration,
-    #[serde(default, deserialize_with = "opt_duration")]
-    offset: Option<SimDuration>,
+    #[serde(default)]
+    offset: Option<Phase>,
+    #[serde(default)]
+    phase_group: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -157,8 +204,10 @@ struct RawOutage {
     down: SimDuration,
     #[serde(with = "serde_units::duration")]
     every: SimDuration,
-    #[serde(default, deserialize_with = "opt_duration")]
-    offset: Option<SimDuration>,
+    #[serde(default)]
+    offset: Option<Phase>,
+    #[serde(default)]
+    phase_group: Option<String>,
     #[serde(default)]
     notify: Option<RouteNotify>,
     #[serde(default)]
@@ -167,8 +216,13 @@ struct RawOutage {
     hold_limit: Option<u32>,
 }
 
-fn opt_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
-    serde_units::duration::deserialize(d).map(Some)
+/// `phase_group` only means something with a random phase, and must name something.
+fn phase_group(offset: Phase, group: Option<String>, path: String) -> Result<Option<String>, EngineError> {
+    match group {
+        Some(_) if offset != Phase::Random => Err(EngineError::config(path, "only applies with offset = \"random\"")),
+        Some(g) if g.trim().is_empty() => Err(EngineError::config(path, "must be a non-empty name")),
+        g => Ok(g),
+    }
 }
 
 const KINDS: &str = "bernoulli, bit_error, periodic_burst, gilbert_elliott, reorder, jitter, outage";
@@ -222,11 +276,13 @@ impl Impairment {
                 if r.on > every {
                     return Err(EngineError::config(at("on"), "must not exceed `every`"));
                 }
+                let offset = r.offset.unwrap_or(Phase::At(SimDuration(every.0 - r.on.0)));
                 Impairment::PeriodicBurst {
                     p: probability(r.p, at("p"))?,
                     on: r.on,
                     every,
-                    offset: r.offset.unwrap_or(SimDuration(every.0 - r.on.0)),
+                    offset,
+                    phase_group: phase_group(offset, r.phase_group, at("phase_group"))?,
                 }
             }
             "gilbert_elliott" => {
@@ -264,10 +320,12 @@ impl Impairment {
                 if r.hold_limit.is_some() && r.mode != OutageMode::Hold {
                     return Err(EngineError::config(at("hold_limit"), "only applies with mode = \"hold\""));
                 }
+                let offset = r.offset.unwrap_or(Phase::At(SimDuration(every.0 - r.down.0)));
                 Impairment::Outage {
                     down: r.down,
                     every,
-                    offset: r.offset.unwrap_or(SimDuration(every.0 - r.down.0)),
+                    offset,
+                    phase_group: phase_group(offset, r.phase_group, at("phase_group"))?,
                     notify: r.notify,
                     mode: r.mode,
                     hold_limit: r.hold_limit,

@@ -10,9 +10,11 @@
 pub mod serde_units;
 mod impairments;
 mod overrides;
+mod stack;
 
-pub use impairments::{GeState, Impairment, OutageMode, RouteNotify};
+pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use overrides::apply_override;
+pub use stack::Stack;
 
 use crate::energy::profile::{self, DeviceProfile};
 use crate::error::EngineError;
@@ -113,6 +115,9 @@ fn yes() -> bool {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
+    /// A real stack's constants (`stack::Stack::preset`); explicit keys override them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Stack>,
     pub variant: Variant,
     /// Initial congestion window in segments (RFC 5681 §3.1 allows up to 4; RFC 3390).
     pub initial_window: u32,
@@ -126,6 +131,14 @@ pub struct TcpConfig {
     /// Clock granularity G in RTO = SRTT + max(G, 4 RTTVAR) (RFC 6298 §2).
     #[serde(with = "serde_units::duration")]
     pub clock_granularity: SimDuration,
+    /// The retransmission timer counts ticks of this length and expires on a tick boundary
+    /// (BSD's callout/slow-timer ticks, Linux's jiffies); 0 = exact.
+    #[serde(with = "serde_units::duration")]
+    pub timer_tick: SimDuration,
+    /// The delayed-ACK timer fires on a tick boundary of this length (4.4BSD's 200 ms fast
+    /// timer, a callout's kernel ticks); 0 = exact.
+    #[serde(with = "serde_units::duration")]
+    pub delayed_ack_tick: SimDuration,
     pub timestamps: bool,
     pub window_scale: bool,
     /// Negotiate SACK; unset means "as the variant needs" (on for `sack`, off otherwise).
@@ -191,6 +204,7 @@ mod opt_bytes {
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
+            stack: None,
             variant: Variant::Sack,
             initial_window: 2,
             initial_ssthresh: Ssthresh::Bytes(64_000),
@@ -198,6 +212,8 @@ impl Default for TcpConfig {
             min_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),
             clock_granularity: SimDuration::from_millis(1),
+            timer_tick: SimDuration::ZERO,
+            delayed_ack_tick: SimDuration::ZERO,
             timestamps: false,
             window_scale: false,
             sack: None,
@@ -589,6 +605,17 @@ impl Scenario {
         if !doc.is_object() {
             return Err(EngineError::config("", "a scenario must be a table of keys"));
         }
+        // A `tcp.stack` preset fills the tcp keys the scenario leaves unset.
+        let preset;
+        let doc = match doc.get("tcp") {
+            Some(tcp) if tcp.get("stack").is_some() => {
+                let mut d = doc.clone();
+                d["tcp"] = stack::apply_preset(tcp)?;
+                preset = d;
+                &preset
+            }
+            _ => doc,
+        };
         let raw: RawScenario = typed(doc, "")?;
         let path = PathConfig {
             mtu: raw.path.mtu,
@@ -666,6 +693,11 @@ impl Scenario {
         }
         if t.fixed_rto.is_some_and(|d| d.0 == 0) {
             return Err(e("tcp.fixed_rto", "must be > 0"));
+        }
+        for (key, tick) in [("tcp.timer_tick", t.timer_tick), ("tcp.delayed_ack_tick", t.delayed_ack_tick)] {
+            if tick.0 != 0 && !(SimDuration::from_micros(1)..=SimDuration::from_secs(1)).contains(&tick) {
+                return Err(e(key, format!("must be 0 (exact timers) or a tick between 1us and 1s, got {}", serde_units::format_duration(tick))));
+            }
         }
         if t.elfn_probe_interval.0 == 0 {
             return Err(e("tcp.elfn_probe_interval", "must be > 0"));

@@ -56,6 +56,7 @@ impl Endpoint {
             timestamps: tcp.timestamps,
             delack_every: tcp.delayed_ack.every,
             delack_timeout: tcp.delayed_ack.timeout,
+            delack_tick: tcp.delayed_ack_tick,
             window: tcp.receive_buffer.min(max_window) as u32,
             mss: smss,
             ecn: tcp.ecn_enabled(),

@@ -4,7 +4,7 @@
 
 use super::segment::{SackBlocks, Segment};
 use crate::energy::cpu::{CpuMeter, Op};
-use crate::units::{SimDuration, SimTime};
+use crate::units::{on_tick, SimDuration, SimTime};
 
 #[derive(Debug, Clone)]
 pub struct ReceiverParams {
@@ -14,6 +14,8 @@ pub struct ReceiverParams {
     /// Acknowledge every `delack_every` full-sized segments (0: on the timer only).
     pub delack_every: u32,
     pub delack_timeout: SimDuration,
+    /// The delayed-ACK timer fires on boundaries of this tick (0 = exact).
+    pub delack_tick: SimDuration,
     /// Bytes advertised: the application reads in-order data at once, so the window stays at
     /// the buffer size and the reassembly queue lives inside it (as BSD's sbspace does).
     pub window: u32,
@@ -213,7 +215,7 @@ impl Receiver {
         if self.params.delack_every > 0 && self.unacked_full >= self.params.delack_every {
             self.ack_now = true;
         } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.params.delack_timeout);
+            self.delack_deadline = Some(on_tick(now, self.params.delack_timeout, self.params.delack_tick));
             cpu.charge(now, Op::TimerSet);
         }
     }

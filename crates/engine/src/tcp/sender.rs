@@ -12,7 +12,7 @@ use super::scoreboard::Scoreboard;
 use super::segment::Segment;
 use super::tcb::{CaState, Tcb};
 use crate::energy::cpu::{CpuMeter, Op};
-use crate::units::{SimDuration, SimTime};
+use crate::units::{on_tick, SimDuration, SimTime};
 
 /// Initial send sequence number.
 pub const ISS: u64 = 0;
@@ -66,6 +66,8 @@ pub struct SenderParams {
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
     pub clock_granularity: SimDuration,
+    /// The retransmission timer expires on boundaries of this tick (0 = exact).
+    pub timer_tick: SimDuration,
     /// A constant RTO replacing RFC 6298 (seed 004's calibration protocols), without backoff.
     pub fixed_rto: Option<SimDuration>,
     /// RFC 3168 ECN.
@@ -254,7 +256,7 @@ impl Sender {
     }
 
     fn restart_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(on_tick(now, self.rtt.rto(), self.params.timer_tick));
         cpu.charge(now, Op::TimerSet);
     }
 

@@ -61,6 +61,7 @@ impl Recipe {
             min_rto: t.min_rto,
             max_rto: t.max_rto,
             clock_granularity: t.clock_granularity,
+            timer_tick: t.timer_tick,
             fixed_rto: t.fixed_rto.or(preset_rto),
             ecn: t.ecn_enabled(),
             elfn: t.elfn_enabled(),

@@ -9,7 +9,7 @@ mod outage;
 mod periodic;
 mod reorder;
 
-use crate::config::Impairment;
+use crate::config::{Impairment, Phase};
 use crate::sim::rng::Stream;
 use crate::units::{SimDuration, SimTime};
 
@@ -53,16 +53,18 @@ impl AnyImpairment {
         match *cfg {
             Impairment::Bernoulli { p } => Self::Bernoulli(bernoulli::Bernoulli::new(p, rng)),
             Impairment::BitError { ber } => Self::BitError(bit_error::BitError::new(ber, rng)),
-            Impairment::PeriodicBurst { p, on, every, offset } => {
-                Self::PeriodicBurst(periodic::PeriodicBurst::new(p, PeriodicWindow { on, every, offset }, rng))
+            Impairment::PeriodicBurst { p, on, every, offset, ref phase_group } => {
+                let window = window(on, every, offset, run_seed, name, phase_group.as_deref());
+                Self::PeriodicBurst(periodic::PeriodicBurst::new(p, window, rng))
             }
             Impairment::GilbertElliott { good, bad } => {
                 Self::GilbertElliott(gilbert_elliott::GilbertElliott::new(good, bad, rng))
             }
             Impairment::Reorder { fraction, extra_delay } => Self::Reorder(reorder::Reorder::new(fraction, extra_delay, rng)),
             Impairment::Jitter { min, max, keep_order } => Self::Jitter(jitter::Jitter::new(min, max, keep_order, rng)),
-            Impairment::Outage { down, every, offset, notify, mode, hold_limit } => {
-                Self::Outage(outage::Outage::new(PeriodicWindow { on: down, every, offset }, notify, mode, hold_limit))
+            Impairment::Outage { down, every, offset, ref phase_group, notify, mode, hold_limit } => {
+                let window = window(down, every, offset, run_seed, name, phase_group.as_deref());
+                Self::Outage(outage::Outage::new(window, notify, mode, hold_limit))
             }
         }
     }
@@ -80,6 +82,25 @@ impl AnyImpairment {
             Self::Outage(i) => i.on_packet(now),
         }
     }
+}
+
+/// The offset of a periodic impairment for this run. A random phase comes from its own stream,
+/// named after the component (`<name>.phase`) or its phase group (`phase.<group>`): the same
+/// seed gives every variant the same channel, a group gives its members one phase (a route
+/// that fails in both directions at once), and the per-packet draws of a burst are untouched.
+pub fn phase(offset: Phase, every: SimDuration, run_seed: u64, name: &str, group: Option<&str>) -> SimDuration {
+    let stream = match group {
+        Some(g) => format!("phase.{g}"),
+        None => format!("{name}.phase"),
+    };
+    offset.resolve(every, &mut Stream::new(run_seed, &stream))
+}
+
+/// The window of a periodic impairment for this run: a random phase makes it stationary (the
+/// cycle runs on before the phase too), a fixed offset keeps the clean start.
+fn window(on: SimDuration, every: SimDuration, offset: Phase, run_seed: u64, name: &str, group: Option<&str>) -> PeriodicWindow {
+    let shift = if offset == Phase::Random { every } else { SimDuration::ZERO };
+    PeriodicWindow { on, every, offset: phase(offset, every, run_seed, name, group), shift }
 }
 
 /// A route-failure notice owed to the sender: failure at `fail_at`, restoration at `restore_at`.

@@ -46,12 +46,11 @@ impl Outage {
     }
 
     fn episode(&self, now: SimTime) -> u64 {
-        (now.0 - self.window.offset.0) / self.window.every.0
+        self.window.episode(now)
     }
 
     fn episode_end(&self, k: u64) -> SimTime {
-        let w = self.window;
-        SimTime(w.offset.0 + k * w.every.0 + w.on.0)
+        self.window.episode_end(k)
     }
 
     /// The notice for a loss at `now`, once per outage episode, if notification is configured.
@@ -80,7 +79,7 @@ mod tests {
 
     #[test]
     fn an_outage_is_reported_once_per_episode_with_its_restoration() {
-        let w = PeriodicWindow { on: SimDuration::from_secs(5), every: SimDuration::from_secs(15), offset: SimDuration::from_secs(10) };
+        let w = PeriodicWindow { on: SimDuration::from_secs(5), every: SimDuration::from_secs(15), offset: SimDuration::from_secs(10), shift: SimDuration::ZERO };
         let mut o = Outage::new(w, Some(RouteNotify { delay: SimDuration::from_millis(10), restore: true }), OutageMode::Drop, None);
         let s = |x: f64| SimTime((x * 1e9) as u64);
         assert_eq!(o.notice(s(9.0)), None);
@@ -93,7 +92,7 @@ mod tests {
 
     #[test]
     fn hold_mode_releases_packets_when_the_route_returns_up_to_the_limit() {
-        let w = PeriodicWindow { on: SimDuration::from_secs(5), every: SimDuration::from_secs(15), offset: SimDuration::from_secs(10) };
+        let w = PeriodicWindow { on: SimDuration::from_secs(5), every: SimDuration::from_secs(15), offset: SimDuration::from_secs(10), shift: SimDuration::ZERO };
         let mut o = Outage::new(w, None, OutageMode::Hold, Some(2));
         let s = |x: f64| SimTime((x * 1e9) as u64);
         assert_eq!(o.on_packet(s(9.0)), Verdict::Pass);
