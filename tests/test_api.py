@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
+import os
+import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +18,8 @@ else:
 
 import tcpenergy
 from tcpenergy import _engine
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -147,3 +153,59 @@ def test_engine_raised_scenario_error_str_is_path_and_message(quickstart):
 def test_versions_are_reported():
     assert tcpenergy.__version__
     assert tcpenergy.engine_version() == _engine.__version__
+
+
+def test_run_record_carries_scenario_name_overrides_and_seed_as_parameters(quickstart):
+    record = tcpenergy.run(quickstart, seed=4, **{"tcp.variant": "reno", "traffic.bytes": "100KB"})
+    assert record["parameters"] == {"scenario": "quickstart", "tcp.variant": "reno",
+                                    "traffic.bytes": "100KB", "seed": 4}
+    # Without a seed argument the scenario's own seed ran: no "seed" parameter was given.
+    assert tcpenergy.run(quickstart, **{"traffic.bytes": "100KB"})["parameters"] == {
+        "scenario": "quickstart", "traffic.bytes": "100KB"}
+
+
+def test_to_frame_has_a_column_per_parameter(quickstart):
+    records = [tcpenergy.run(quickstart, seed=s, **{"path.forward.impairments.0.p": p,
+                                                    "traffic.bytes": "100KB"})
+               for p in (0.0, 0.02) for s in (1, 2, 3)]
+    frame = tcpenergy.to_frame(records)
+    assert frame["parameters.scenario"].tolist() == ["quickstart"] * 6
+    assert frame["parameters.seed"].tolist() == [1, 2, 3] * 2
+    sizes = frame.groupby("parameters.path.forward.impairments.0.p").size()
+    assert sizes.to_dict() == {0.0: 3, 0.02: 3}
+
+
+def test_cli_run_json_and_csv_records_carry_parameters(cli, quickstart):
+    args = ("run", quickstart, "--seed", "3", "--set", "traffic.bytes=100KB",
+            "--set", "path.forward.impairments.0.p=0.05")
+    as_json = cli(*args, "--format", "json")
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.stdout)["parameters"] == {
+        "scenario": "quickstart", "traffic.bytes": "100KB",
+        "path.forward.impairments.0.p": 0.05, "seed": 3}
+    header, row = cli(*args, "--format", "csv").stdout.splitlines()
+    values = dict(zip(header.split(","), row.split(",")))
+    assert values["parameters.scenario"] == "quickstart"
+    assert values["parameters.path.forward.impairments.0.p"] == "0.05"
+    assert values["parameters.seed"] == "3"
+
+
+def test_readme_python_api_example_frame_groups_by_loss():
+    """The README's Python API block, run as written (5 MB quickstart transfers): its frame
+    groups by the loss rate it varied, three groups of five seeds."""
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"## Python API\n\n```python\n(.*?)```", readme, re.S).group(1)
+    cwd = os.getcwd()
+    os.chdir(REPO)  # the example names scenarios/quickstart.toml relative to the repository
+    try:
+        namespace: dict = {}
+        exec(compile(block, "README.md", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    frame = namespace["frame"]
+    assert frame["complete"].all()
+    loss = "parameters.path.forward.impairments.0.p"
+    assert frame.groupby(loss).size().to_dict() == {0.0: 5, 0.01: 5, 0.05: 5}
+    means = namespace["by_loss"]["flow.goodput_bps"].mean()
+    assert means[0.0] > means[0.01] > means[0.05]  # more loss, less goodput
+    assert frame.groupby(loss)["parameters.seed"].apply(sorted).tolist() == [[1, 2, 3, 4, 5]] * 3

@@ -170,7 +170,8 @@ def test_summarize_says_how_many_failed_runs_it_left_out(cli, grid, monkeypatch)
     store = tcpenergy.sweep(grid, jobs=1, progress=False).store
     result = cli("summarize", store, "--format", "csv")
     assert result.exit_code == 0, result.output
-    assert "8 runs summarized; 4 failed run(s) left out" in result.stderr
+    assert "8 of 12 runs complete and summarized; left out: 4 failed, 0 incomplete" in result.stderr
+    assert "seed 1: failed: EngineError: seed one" in result.stderr
     assert set(pd.read_csv(io.StringIO(result.stdout))["n"]) == {2}
 
 

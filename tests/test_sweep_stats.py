@@ -1,4 +1,5 @@
-"""Summaries: means with Student-t confidence intervals, equal to scipy's, per group."""
+"""Summaries: means with Student-t confidence intervals, equal to scipy's, per group
+(docs/experiments.md, "Summaries")."""
 
 from __future__ import annotations
 
@@ -49,10 +50,14 @@ def test_interval_is_nan_for_a_single_run_and_groups_keep_first_seen_order():
 
 def test_only_ok_runs_count_and_failed_ones_are_reported():
     frame = pd.DataFrame({"label.v": ["a", "a", "a"], "status": ["ok", "ok", "failed"],
-                          "x": [1.0, 3.0, np.nan]})
+                          "x": [1.0, 3.0, np.nan], "error": [None, None, "EngineError: boom"]})
     summary = summarize(frame, metrics=["x"])
     assert summary.loc[0, "n"] == 2 and summary.loc[0, "mean"] == 2.0
-    assert summary.attrs == {"runs": 2, "failed": 1}
+    assert (summary.loc[0, "runs"], summary.loc[0, "complete"]) == (3, 2)
+    attrs = summary.attrs
+    assert (attrs["runs"], attrs["complete"], attrs["failed"], attrs["incomplete"]) == (3, 2, 1, 0)
+    assert [(r["status"], r["reason"]) for r in attrs["left_out"]] == [
+        ("failed", "failed: EngineError: boom")]
 
 
 def test_unknown_group_column_is_a_key_error():
@@ -84,13 +89,15 @@ def test_summarize_command_prints_csv_json_and_table(cli, store_path):
                  "--format", "csv")
     assert result.exit_code == 0, result.output
     lines = result.stdout.strip().splitlines()
-    assert lines[0] == "label.rtt,metric,n,mean,std,ci90_low,ci90_high,ci95_low,ci95_high"
+    assert lines[0] == ("label.rtt,metric,runs,complete,n,mean,std,ci90_low,ci90_high,"
+                        "ci95_low,ci95_high,ci_method")
     assert len(lines) == 3
-    assert "0 failed" in result.stderr
+    assert "12 of 12 runs complete" in result.stderr and "0 failed, 0 incomplete" in result.stderr
     as_json = json.loads(cli("summarize", store_path, "--format", "json").stdout)
     assert {"label.tcp.variant", "label.rtt", "metric", "n", "mean", "ci95_low"} <= set(as_json[0])
     table = cli("summarize", store_path)
     assert table.exit_code == 0 and "flow.goodput_bps" in table.stdout and "95 %" in table.stdout
+    assert "complete/runs" in table.stdout and "3/3" in table.stdout
 
 
 def test_summarize_command_with_an_unknown_column_exits_2(cli, store_path):

@@ -57,14 +57,29 @@ def execute(
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
-    ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order.
+    ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order. The record
+    gains ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
     """
     scenario = _as_scenario(scenario)
     _check_seed(seed)
     text = engine.run(scenario.to_json(), seed, encode_overrides(overrides), trace)
     record = json.loads(text)
     columns = record.pop("trace", None)
+    record["parameters"] = parameters(scenario, seed, overrides)
     return record, columns
+
+
+def parameters(scenario: Scenario, seed: Optional[int] = None,
+               overrides: Sequence[Override] = ()) -> dict:
+    """The inputs that set a run apart: ``{"scenario": name, <dotted key>: value for each
+    override, "seed": seed}`` (seed only when given). A record carries it under ``parameters``,
+    so a frame of records has a column per varied key ("parameters.tcp.variant") to group by."""
+    out: dict = {"scenario": scenario.name}
+    for key, value in overrides:
+        out[key] = value  # applied in order: the last value of a key is the one that ran
+    if seed is not None:
+        out["seed"] = seed
+    return out
 
 
 def run(scenario: ScenarioLike, seed: Optional[int] = None, **overrides: Any) -> dict:
@@ -94,7 +109,9 @@ def validate(scenario: ScenarioLike, **overrides: Any) -> dict:
 
 def to_frame(results: Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]) -> "pd.DataFrame":
     """One flat row per result record; nested keys become dotted columns such as
-    ``"flow.goodput_bps"`` or ``"energy.sender.breakdown_j.cpu"``."""
+    ``"flow.goodput_bps"`` or ``"energy.sender.breakdown_j.cpu"``, and each run's inputs become
+    ``"parameters.scenario"``, ``"parameters.<dotted key>"`` and ``"parameters.seed"``, so
+    ``frame.groupby("parameters.path.forward.impairments.0.p")`` groups by what was varied."""
     import pandas as pd
 
     records = [results] if isinstance(results, Mapping) else list(results)

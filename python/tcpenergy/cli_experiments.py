@@ -3,6 +3,7 @@
 # No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
 
 import math
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, List, Optional
@@ -61,7 +62,7 @@ def sweep_command(
             outcome = sweep(spec, store=store, jobs=jobs, executor=executor.value,
                             scheduler=scheduler, progress=True)
         except KeyboardInterrupt:
-            typer.echo("interrupted: every run finished so far is stored; run the same command "
+            typer.echo("interrupted: every run done so far is stored; run the same command "
                        "again to resume", err=True)
             raise typer.Exit(130) from None
     typer.echo(str(outcome))
@@ -85,8 +86,12 @@ def summarize_command(
     metric: Annotated[Optional[List[str]], typer.Option(
         "--metric", metavar="COLUMN", help="Summarize this column (repeatable).")] = None,
     fmt: Annotated[SummaryFormat, typer.Option("--format", help="Output format.")] = SummaryFormat.table,
+    include_incomplete: Annotated[bool, typer.Option(
+        "--include-incomplete",
+        help="Also average runs stopped by stop_after before their transfer ended "
+             "(default: complete runs only).")] = False,
 ) -> None:
-    """Mean and 90 % / 95 % Student-t confidence intervals per cell of a store."""
+    """Mean and 90 % / 95 % confidence intervals per cell of a store, over complete runs."""
     from tcpenergy.experiments.stats import summarize
     from tcpenergy.experiments.store import open_store
 
@@ -94,19 +99,46 @@ def summarize_command(
         with open_store(store) as st:
             frame = st.runs()
     try:
-        summary = summarize(frame, by=by or None, metrics=metric or None)
+        summary = summarize(frame, by=by or None, metrics=metric or None,
+                            include_incomplete=include_incomplete)
     except KeyError as exc:
         columns = ", ".join(c for c in frame.columns if c.startswith("label.")) or "(none)"
         _fail(f"{exc.args[0]}; label columns: {columns}", EXIT_USAGE)
-    failed = summary.attrs.get("failed", 0)
     if fmt is SummaryFormat.csv:
         typer.echo(summary.to_csv(index=False), nl=False)
     elif fmt is SummaryFormat.json:
         typer.echo(summary.to_json(orient="records", indent=2))
     else:
         _print_summary(summary, Console())
-    ok = summary.attrs.get("runs", 0)
-    typer.echo(f"{ok} runs summarized; {failed} failed run(s) left out", err=True)
+    sys.stdout.flush()  # the notes on stderr come after the table, also when both are piped
+    for line in summary_notes(summary.attrs):
+        typer.echo(line, err=True)
+
+
+_SHOWN_LEFT_OUT = 5
+
+
+def summary_notes(attrs) -> List[str]:
+    """What the summary used and what it left out, with the first few reasons."""
+    runs, complete = attrs.get("runs", 0), attrs.get("complete", 0)
+    failed, incomplete = attrs.get("failed", 0), attrs.get("incomplete", 0)
+    if attrs.get("include_incomplete"):
+        lines = [f"{complete} of {runs} runs complete; {incomplete} incomplete run(s) included "
+                 f"(--include-incomplete); {failed} failed run(s) left out"]
+    else:
+        lines = [f"{complete} of {runs} runs complete and summarized; left out: {failed} failed, "
+                 f"{incomplete} incomplete (stopped by stop_after; --include-incomplete "
+                 f"averages them in)"]
+    left = attrs.get("left_out", [])
+    for row in left[:_SHOWN_LEFT_OUT]:
+        labels = ", ".join(f"{k[len('label.'):]}={v}" for k, v in row.items()
+                           if k.startswith("label."))
+        key = row.get("run_key") or ""
+        where = f"{key} ({labels})" if labels else key
+        lines.append(f"  {row['status']}: {where.strip()} seed {row.get('seed')}: {row['reason']}")
+    if len(left) > _SHOWN_LEFT_OUT:
+        lines.append(f"  ... and {len(left) - _SHOWN_LEFT_OUT} more")
+    return lines
 
 
 def _num(value: object) -> str:
@@ -115,23 +147,44 @@ def _num(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
 
 
+_METHODS = {"student-t": "t", "student-t-cut-at-zero": "t0", "bootstrap-bca": "BCa",
+            "bootstrap-percentile": "pct", "none": "-"}
+
+
 def _print_summary(summary, console: Console) -> None:
-    """One small table per metric, a row per group, intervals as mean ± half-width: readable in
+    """One small table per metric, a row per group: complete/runs, n, mean and each interval
+    as [low, high] (bootstrap intervals are not symmetric), and the interval method; readable in
     an 80-column terminal (csv and json give every column)."""
     levels = [c[:-4] for c in summary.columns if c.startswith("ci") and c.endswith("_low")]
-    keys = [c for c in summary.columns if c not in ("metric", "n", "mean", "std")
+    keys = [c for c in summary.columns if c not in ("metric", "runs", "complete", "n", "mean",
+                                                    "std", "ci_method")
             and not c.startswith("ci")]
+    # n is the number of values used: shown only where it is not the complete runs
+    # (--include-incomplete, or a metric missing from some runs).
+    show_n = bool((summary["n"] != summary["complete"]).any()) if len(summary) else False
     for metric, rows in summary.groupby("metric", sort=False):
         table = Table(title=metric, title_justify="left", title_style="bold")
         for key in keys:
-            table.add_column(key.removeprefix("label."), no_wrap=True)
-        for column in ["n", "mean"] + [f"± {lv[2:]} %" for lv in levels]:
-            table.add_column(column, justify="right", no_wrap=True)
+            table.add_column(key.removeprefix("label."))
+        table.add_column("complete/runs", justify="right", no_wrap=True)
+        if show_n:
+            table.add_column("n", justify="right", no_wrap=True)
+        table.add_column("mean", justify="right", no_wrap=True)
+        for lv in levels:
+            table.add_column(f"{lv[2:]} % CI", justify="right")
+        table.add_column("CI", no_wrap=True)
         for row in rows.to_dict("records"):
-            halves = [(row[f"{lv}_high"] - row[f"{lv}_low"]) / 2 for lv in levels]
-            table.add_row(*[str(row[k]) for k in keys], str(row["n"]), _num(row["mean"]),
-                          *[_num(h) for h in halves])
+            intervals = [f"[{_num(row[f'{lv}_low'])}, {_num(row[f'{lv}_high'])}]"
+                         if row["n"] >= 2 else "-" for lv in levels]
+            n = [str(row["n"])] if show_n else []
+            table.add_row(*[str(row[k]) for k in keys], f"{row['complete']}/{row['runs']}",
+                          *n, _num(row["mean"]), *intervals,
+                          _METHODS.get(row["ci_method"], str(row["ci_method"])))
         console.print(table)
+    if len(summary):
+        console.print("CI: t = Student-t; where a t bound would fall below zero: BCa = bootstrap "
+                      "(bias-corrected and accelerated), pct = percentile bootstrap, t0 = t cut "
+                      "at zero (fewer than 10 values); - = n < 2", style="dim")
 
 
 @app.command("export")

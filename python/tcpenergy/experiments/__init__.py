@@ -1,5 +1,6 @@
 """Experiments at scale: sweeps over a grid of scenarios and seeds, a DuckDB results store that
-makes sweeps resumable, local and Dask executors, and Student-t summaries.
+makes sweeps resumable, local and Dask executors, and summaries over complete runs (means with
+confidence intervals that never go below zero for quantities that cannot).
 
     import tcpenergy
     outcome = tcpenergy.sweep("sweeps/loss.toml", jobs=4)

@@ -154,7 +154,7 @@ class PoolExecutor:
                         results = future.result()
                     except Exception as exc:  # BrokenProcessPool: a worker died
                         raise SweepAborted(
-                            f"a worker process died ({exc}); the runs finished so far are "
+                            f"a worker process died ({exc}); the runs done so far are "
                             "stored. (A script that calls tcpenergy.sweep needs "
                             "`if __name__ == \"__main__\":`.)") from exc
                     chunks.observe(results)
@@ -217,7 +217,7 @@ class DaskExecutor:
                 try:
                     results = future.result()
                 except Exception as exc:  # a worker died (KilledWorker) or the cluster went away
-                    raise SweepAborted(f"a Dask task failed ({exc}); the runs finished so far "
+                    raise SweepAborted(f"a Dask task failed ({exc}); the runs done so far "
                                        "are stored") from exc
                 chunks.observe(results)
                 yield results

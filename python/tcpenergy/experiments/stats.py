@@ -1,18 +1,29 @@
-"""Means with Student-t confidence intervals, per group of runs.
+"""Means with confidence intervals, per group of runs, over complete runs.
 
-For a group of n values with mean m and sample standard deviation s (ddof = 1), the interval at
-level L is m ± t_{(1+L)/2, n-1} · s / sqrt(n); NaN when n < 2. The t quantile is computed here
-(regularized incomplete beta + Newton), so the package does not need scipy at run time; the tests
-check it against scipy.stats.t.
+For a group of n values with mean m and sample standard deviation s (ddof = 1), the Student-t
+interval at level L is m ± t_{(1+L)/2, n-1} · s / sqrt(n); NaN when n < 2. The t quantile is
+computed here (regularized incomplete beta + Newton), so the package does not need scipy at run
+time; the tests check it against scipy.stats.t.
+
+A metric that cannot be negative (declared in :data:`NON_NEGATIVE_PREFIXES` and
+:data:`NON_NEGATIVE_COLUMNS`, not guessed from the data) keeps the Student-t interval when its
+lower bound is >= 0 at every level asked for; otherwise the row gets, from
+:data:`BOOTSTRAP_MIN_N` values on, a BCa bootstrap interval of the mean (percentile bootstrap
+where BCa is undefined), whose bounds lie within the data's range and so are never negative, and
+with fewer values the t interval cut at zero. The resamples come from a generator with a fixed seed
+(:data:`BOOTSTRAP_SEED`) over the sorted values: the same values always give the same interval.
+The column ``ci_method`` says which method gave each row. See docs/experiments.md for the
+equations.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Collection, List, Optional, Sequence, Tuple, Union
 
+from tcpenergy.experiments.completeness import hashable, ok, usable
 from tcpenergy.experiments.frame import label_columns
 
 if TYPE_CHECKING:
@@ -29,6 +40,22 @@ DEFAULT_METRICS = (
     "energy.sender.per_bit_idealized_uj",
 )
 LEVELS = (0.90, 0.95)
+
+# Every field of a result record is a count, a time, a rate or an energy: none can be negative.
+# Declared, so that the interval method does not depend on whether a sample happens to hold a
+# negative value.
+NON_NEGATIVE_PREFIXES = ("flow.", "energy.", "path.", "cpu.")
+NON_NEGATIVE_COLUMNS = ("sim_time_s", "events", "wall_s")
+
+STUDENT_T = "student-t"
+STUDENT_T_CUT = "student-t-cut-at-zero"
+BOOTSTRAP_BCA = "bootstrap-bca"
+BOOTSTRAP_PERCENTILE = "bootstrap-percentile"
+NO_INTERVAL = "none"  # fewer than two values
+BOOTSTRAP_SEED = 20260808
+BOOTSTRAP_RESAMPLES = 9999
+BOOTSTRAP_MIN_N = 10  # fewer values: the t interval cut at zero (see _non_negative_interval)
+_NORMAL = NormalDist()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,64 +163,215 @@ def level_name(level: float) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# intervals
+
+
+def is_non_negative(metric: str) -> bool:
+    """Whether ``metric`` (a runs-frame column) is declared non-negative."""
+    return metric in NON_NEGATIVE_COLUMNS or metric.startswith(NON_NEGATIVE_PREFIXES)
+
+
+def interval(values: Sequence[float], levels: Sequence[float] = LEVELS,
+             non_negative: bool = False) -> Tuple[str, List[Tuple[float, float]]]:
+    """The confidence intervals of the mean of ``values`` (NaNs dropped) at each level, and the
+    method that gave them: Student-t, unless ``non_negative`` and its lower bound at some level
+    would be negative; then, from BOOTSTRAP_MIN_N values on, the BCa bootstrap (percentile
+    bootstrap where BCa is undefined), and with fewer values the t interval cut at zero."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    if n < 2:
+        return NO_INTERVAL, [(math.nan, math.nan) for _ in levels]
+    mean, std = float(x.mean()), float(x.std(ddof=1))
+    bounds = [t_interval(level, n, mean, std) for level in levels]
+    if not non_negative or all(low >= 0 for low, _ in bounds):
+        return STUDENT_T, bounds
+    return _non_negative_interval(x, bounds, levels)
+
+
+def _non_negative_interval(x, t_bounds: Sequence[Tuple[float, float]],
+                           levels: Sequence[float]) -> Tuple[str, List[Tuple[float, float]]]:
+    """For a non-negative metric whose t interval crosses zero. A bootstrap of a few values
+    takes only a few distinct means and is far too narrow (for three values, [min, max] covers
+    the median only 75 % of the time), so below BOOTSTRAP_MIN_N values the t interval is cut at
+    zero instead: the true mean is never below zero, so the cut keeps t's coverage exactly."""
+    if len(x) >= BOOTSTRAP_MIN_N:
+        return bootstrap_interval(x, levels)
+    return STUDENT_T_CUT, [(max(0.0, low), high) for low, high in t_bounds]
+
+
+def bootstrap_interval(values: Sequence[float],
+                       levels: Sequence[float]) -> Tuple[str, List[Tuple[float, float]]]:
+    """BCa bootstrap intervals of the mean (Efron 1987), from BOOTSTRAP_RESAMPLES resamples of
+    the sorted values drawn with the fixed BOOTSTRAP_SEED; the percentile bootstrap when the bias
+    correction or the acceleration is undefined. Every bound is a quantile of resampled means,
+    so it lies within [min(values), max(values)]."""
+    import numpy as np
+
+    x = np.sort(np.asarray(values, dtype=float))  # sorted: the order of the runs does not matter
+    n = len(x)
+    rng = np.random.Generator(np.random.PCG64(BOOTSTRAP_SEED))
+    means = np.empty(BOOTSTRAP_RESAMPLES)
+    chunk = max(1, 1_000_000 // n)  # bounds the index array's memory for large groups
+    for start in range(0, BOOTSTRAP_RESAMPLES, chunk):
+        stop = min(start + chunk, BOOTSTRAP_RESAMPLES)
+        means[start:stop] = x[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    mean = x.mean()
+    # Bias correction: the share of resampled means below the sample mean (ties count half).
+    below = (np.sum(means < mean) + 0.5 * np.sum(means == mean)) / BOOTSTRAP_RESAMPLES
+    # Acceleration from the jackknife means.
+    jack = (x.sum() - x) / (n - 1)
+    d = jack.mean() - jack
+    scale = float(np.max(np.abs(d)))
+    d = d / scale if scale > 0 else d  # a is scale-free; scaling keeps tiny values from underflow
+    ss = float(np.sum(d * d))
+    bounds: List[Tuple[float, float]] = []
+    if 0.0 < below < 1.0 and ss > 0.0:
+        z0 = _NORMAL.inv_cdf(float(below))
+        a = float(np.sum(d ** 3)) / (6.0 * ss ** 1.5)
+        for level in levels:
+            alpha = (1.0 - level) / 2.0
+            qs = []
+            for z in (_NORMAL.inv_cdf(alpha), _NORMAL.inv_cdf(1.0 - alpha)):
+                denominator = 1.0 - a * (z0 + z)
+                if denominator <= 0.0:
+                    break
+                qs.append(_NORMAL.cdf(z0 + (z0 + z) / denominator))
+            if len(qs) < 2:
+                bounds = []
+                break
+            low, high = _within(np.quantile(means, qs), x)
+            bounds.append((low, high))
+        if bounds:
+            return BOOTSTRAP_BCA, bounds
+    for level in levels:
+        alpha = (1.0 - level) / 2.0
+        low, high = _within(np.quantile(means, [alpha, 1.0 - alpha]), x)
+        bounds.append((low, high))
+    return BOOTSTRAP_PERCENTILE, bounds
+
+
+def _within(quantiles, x) -> Tuple[float, float]:
+    """A mean of values in [min, max] lies in [min, max]; floating-point rounding of the
+    resampled means may overstep it by an ulp, which must not make a bound negative."""
+    low, high = (min(max(float(q), float(x[0])), float(x[-1])) for q in quantiles)
+    return low, high
+
+
+# ---------------------------------------------------------------------------------------------
 # summaries
+
+NonNegative = Union[None, bool, Collection[str]]
 
 
 def summarize(df: "pd.DataFrame", by: Optional[Sequence[str]] = None,
               metrics: Optional[Sequence[str]] = None,
-              levels: Sequence[float] = LEVELS) -> "pd.DataFrame":
-    """One row per (group, metric): n, mean, std, and ci<L>_low / ci<L>_high per level.
+              levels: Sequence[float] = LEVELS, include_incomplete: bool = False,
+              non_negative: NonNegative = None) -> "pd.DataFrame":
+    """One row per (group, metric): runs, complete, n, mean, std, ci<L>_low / ci<L>_high per
+    level, and ci_method.
 
     ``by`` defaults to the frame's ``label.*`` columns (the sweep's axes), ``metrics`` to the
-    default metrics the frame has. Groups keep the order in which they first appear. Only runs
-    with status ok count; ``result.attrs`` carries ``runs`` (ok runs) and ``failed`` (failed runs
-    left out).
+    default metrics the frame has. Groups keep the order in which they first appear; a group
+    whose runs all failed or are incomplete is kept, with n = 0. ``runs`` counts the runs
+    attempted (failed included), ``complete`` the usable ones (status ok and complete), ``n``
+    the values the statistics use: complete runs only, unless ``include_incomplete`` (then every
+    ok run). ``non_negative``: None uses the declared list (:func:`is_non_negative`); True or
+    False applies to every metric; a collection names the metrics to treat as non-negative.
+    ``result.attrs``: ``runs``, ``complete``, ``failed``, ``incomplete``, ``include_incomplete``
+    and ``left_out`` (one dict per run not used: sweep, seed, run_key, labels, status, reason).
     """
     import pandas as pd
+
+    from tcpenergy.experiments.completeness import left_out
 
     by = list(label_columns(df) if by is None else by)
     metrics = [m for m in DEFAULT_METRICS if m in df.columns] if metrics is None else list(metrics)
     missing = [c for c in by + metrics if c not in df.columns]
     if missing:
         raise KeyError(f"no column {missing[0]!r} in the runs frame")
-    failed = 0
-    if "status" in df.columns:
-        failed = int((df["status"] == "failed").sum())
-        df = df[df["status"] == "ok"]
-    columns = by + ["metric", "n", "mean", "std"] + [
-        f"{level_name(lv)}_{side}" for lv in levels for side in ("low", "high")]
-    if not metrics:
+    good = usable(df)
+    used = ok(df) if include_incomplete else good
+    n_failed = int((~ok(df)).sum())
+    dropped = left_out(df)
+    if include_incomplete:
+        dropped = dropped[dropped["status"] == "failed"]
+    attrs = dict(runs=int(len(df)), complete=int(good.sum()), failed=n_failed,
+                 incomplete=int(len(df) - good.sum()) - n_failed,
+                 include_incomplete=bool(include_incomplete),
+                 left_out=dropped.to_dict("records"))
+    ci_columns = [f"{level_name(lv)}_{side}" for lv in levels for side in ("low", "high")]
+    columns = by + ["metric", "runs", "complete", "n", "mean", "std"] + ci_columns + ["ci_method"]
+    if not metrics or df.empty:
         out = pd.DataFrame(columns=columns)
-        out.attrs.update(runs=int(len(df)), failed=failed)
+        out.attrs.update(attrs)
         return out
-    values = pd.DataFrame({m: pd.to_numeric(df[m], errors="coerce") for m in metrics},
-                          index=df.index, dtype=float)
-    if by:
-        keys = [df[c].map(_hashable).rename(c) for c in by]
-        table = values.groupby(keys, sort=False, dropna=False).agg(["count", "mean", "std"])
-    else:
-        table = pd.DataFrame([values.agg(["count", "mean", "std"]).T.stack()])
+    keys = ([df[c].map(hashable).rename(c) for c in by] if by
+            else [pd.Series(0, index=df.index, name="_all")])
+    group = df.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    firsts = pd.Series(range(len(df))).groupby(group, sort=True).first().to_numpy()
+    labels = pd.DataFrame({k.name: k.to_numpy()[firsts] for k in keys}) if by else pd.DataFrame(
+        index=range(len(firsts)))
+    runs = pd.Series(1, index=range(len(df))).groupby(group).sum().to_numpy()
+    complete = pd.Series(good.to_numpy().astype(int)).groupby(group).sum().to_numpy()
     parts = []
     for order, metric in enumerate(metrics):
-        part = table[metric].reset_index(drop=not by)
-        part.insert(len(by), "metric", metric)
+        values = pd.to_numeric(df[metric], errors="coerce").astype(float).to_numpy(copy=True)
+        values[~used.to_numpy()] = math.nan
+        series = pd.Series(values)
+        agg = series.groupby(group).agg(["count", "mean", "std"])
+        part = labels.copy()
+        part["metric"] = metric
+        part["runs"], part["complete"] = runs, complete
+        part["n"] = agg["count"].to_numpy().astype(int)
+        part["mean"], part["std"] = agg["mean"].to_numpy(), agg["std"].to_numpy()
+        methods, bounds = _intervals(part, values, group, levels, _declared(metric, non_negative))
+        part["ci_method"] = methods
+        for i, level in enumerate(levels):
+            part[f"{level_name(level)}_low"] = bounds[:, i, 0]
+            part[f"{level_name(level)}_high"] = bounds[:, i, 1]
         part["_group"], part["_metric"] = range(len(part)), order
         parts.append(part)
     out = pd.concat(parts, ignore_index=True).sort_values(["_group", "_metric"], kind="stable")
-    out = out.rename(columns={"count": "n"})[columns[:len(by) + 4]].reset_index(drop=True)
-    out["n"] = out["n"].astype(int)
-    for level in levels:
-        half = [_half_width(level, n, std) for n, std in zip(out["n"], out["std"])]
-        out[f"{level_name(level)}_low"] = out["mean"] - half
-        out[f"{level_name(level)}_high"] = out["mean"] + half
-    out.attrs.update(runs=int(len(df)), failed=failed)
+    out = out[columns].reset_index(drop=True)
+    out.attrs.update(attrs)
     return out
 
 
-def _hashable(value: object) -> object:
-    """Group keys must be hashable: a list or table label (an axis over impairment lists, say)
-    groups by its JSON text."""
-    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else value
+def _intervals(part: "pd.DataFrame", values, group, levels: Sequence[float], non_negative: bool):
+    """Per row of ``part`` (one per group): the method and the (low, high) bounds per level.
+    Student-t from the group's n, mean and std; the rows where that would put a bound of a
+    non-negative metric below zero are bootstrapped from the group's values."""
+    import numpy as np
+
+    n, mean, std = part["n"].to_numpy(), part["mean"].to_numpy(), part["std"].to_numpy()
+    bounds = np.full((len(part), len(levels), 2), np.nan)
+    methods = np.where(n >= 2, STUDENT_T, NO_INTERVAL).astype(object)
+    for i, level in enumerate(levels):
+        half = np.array([_half_width(level, k, s) for k, s in zip(n, std)])
+        bounds[:, i, 0], bounds[:, i, 1] = mean - half, mean + half
+    if non_negative:
+        redo = np.flatnonzero((n >= 2) & (bounds[:, :, 0] < 0).any(axis=1))
+        if len(redo):
+            order = np.argsort(group, kind="stable")
+            starts = np.searchsorted(group[order], redo)
+            stops = np.searchsorted(group[order], redo, side="right")
+            for row, start, stop in zip(redo, starts, stops):
+                sample = values[order[start:stop]]
+                method, rows = _non_negative_interval(sample[~np.isnan(sample)],
+                                                      [tuple(b) for b in bounds[row]], levels)
+                methods[row], bounds[row] = method, rows
+    return list(methods), bounds
+
+
+def _declared(metric: str, non_negative: NonNegative) -> bool:
+    if non_negative is None:
+        return is_non_negative(metric)
+    if isinstance(non_negative, bool):
+        return non_negative
+    return metric in non_negative
 
 
 def _half_width(level: float, n: int, std: float) -> float:

@@ -127,11 +127,14 @@ class Store:
 
     def summarize(self, by: Optional[Sequence[str]] = None,
                   metrics: Optional[Sequence[str]] = None,
-                  levels: Sequence[float] = (0.90, 0.95)) -> "pd.DataFrame":
-        """Means and Student-t confidence intervals per group; see :func:`stats.summarize`."""
+                  levels: Sequence[float] = (0.90, 0.95),
+                  include_incomplete: bool = False) -> "pd.DataFrame":
+        """Means and confidence intervals per group over complete runs; see
+        :func:`stats.summarize`."""
         from tcpenergy.experiments.stats import summarize
 
-        return summarize(self.runs(), by=by, metrics=metrics, levels=levels)
+        return summarize(self.runs(), by=by, metrics=metrics, levels=levels,
+                         include_incomplete=include_incomplete)
 
     def _has_sweep_runs(self) -> bool:
         return bool(self.con.execute(

@@ -1,0 +1,149 @@
+"""Confidence intervals that respect the quantity (docs/experiments.md, "Confidence intervals"):
+Student-t where its lower bound is >= 0; where a t bound of a non-negative metric would fall below
+zero, a BCa bootstrap (Efron 1987) from 10 values on, the t interval cut at zero below that;
+never a negative bound for a non-negative metric."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as scipy_stats
+
+from tcpenergy.experiments import stats
+from tcpenergy.experiments.stats import (BOOTSTRAP_BCA, NO_INTERVAL, STUDENT_T, STUDENT_T_CUT,
+                                         interval, is_non_negative, summarize)
+from tcpenergy.report.cells import cell_stats
+
+# Counts with many zeros and rare large values (timeouts, retransmissions), and small or huge
+# magnitudes (goodput in bit/s, energy per bit in uJ): the shapes that gave negative t bounds.
+_VALUES = st.one_of(
+    st.integers(0, 3).map(float),
+    st.floats(0, 1e-3, allow_nan=False),
+    st.floats(0, 1e-120, allow_nan=False),  # tiny values: no underflow in the jackknife
+    st.floats(0, 1e7, allow_nan=False),
+    st.sampled_from([0.0, 0.0, 250000.0]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUES, min_size=0, max_size=16),
+       st.sampled_from([(0.90, 0.95), (0.95,), (0.99,), (0.5, 0.999)]))
+def test_no_reported_bound_is_negative_for_non_negative_data(values, levels):
+    method, bounds = interval(values, levels, non_negative=True)
+    for low, high in bounds:
+        if len(values) < 2:
+            assert method == NO_INTERVAL and math.isnan(low) and math.isnan(high)
+            continue
+        assert low >= 0.0 and high >= low
+        if method.startswith("bootstrap"):
+            # A bootstrap bound is a quantile of resampled means: inside the data's range.
+            assert min(values) <= low and high <= max(values)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_VALUES, min_size=2, max_size=12))
+def test_summarize_never_reports_a_negative_bound_for_a_declared_metric(values):
+    frame = pd.DataFrame({"label.v": "a", "status": "ok", "complete": True,
+                          "flow.timeouts": values})
+    row = summarize(frame).iloc[0]
+    assert row["ci90_low"] >= 0 and row["ci95_low"] >= 0
+
+
+def test_student_t_is_unchanged_where_its_lower_bound_is_not_negative():
+    rng = np.random.default_rng(11)
+    for values in (list(rng.normal(100, 5, size=10)), [3.0, 4.0, 5.0], [0.0, 1.0, 1.0, 1.0, 2.0]):
+        mean, sem, n = np.mean(values), scipy_stats.sem(values), len(values)
+        method, bounds = interval(values, (0.90, 0.95), non_negative=True)
+        assert method == STUDENT_T
+        for (low, high), level in zip(bounds, (0.90, 0.95)):
+            expected = scipy_stats.t.interval(level, n - 1, loc=mean, scale=sem)
+            assert low == pytest.approx(expected[0], rel=1e-9, abs=1e-12)
+            assert high == pytest.approx(expected[1], rel=1e-9)
+
+
+def test_a_t_interval_crossing_zero_is_replaced_by_the_bootstrap_and_named():
+    # Nine runs without a timeout and one with 9: t gives [-1.14, 2.94] at 95 %.
+    values = [0.0] * 9 + [9.0]
+    t_low, _ = stats.t_interval(0.95, 10, np.mean(values), np.std(values, ddof=1))
+    assert t_low < 0
+    method, [(low, high)] = interval(values, (0.95,), non_negative=True)
+    assert method == BOOTSTRAP_BCA and 0.0 <= low <= 0.9 <= high <= 9.0
+
+
+def test_bca_interval_agrees_with_scipy_bootstrap():
+    # Independent implementation, other random numbers: they agree to the Monte Carlo error of
+    # a tail quantile from ~10^4 resamples, a few per cent of the interval's width.
+    data = np.random.default_rng(3).exponential(1.0, size=20)
+    method, [(low, high)] = stats.bootstrap_interval(data, (0.95,))
+    ref = scipy_stats.bootstrap((data,), np.mean, confidence_level=0.95, n_resamples=99999,
+                                method="BCa", random_state=1).confidence_interval
+    width = ref.high - ref.low
+    assert method == BOOTSTRAP_BCA
+    assert abs(low - ref.low) < 0.05 * width and abs(high - ref.high) < 0.05 * width
+
+
+def test_fewer_than_ten_values_crossing_zero_get_the_t_interval_cut_at_zero():
+    # A bootstrap of three values is far too narrow; the t interval cut at zero keeps t's
+    # coverage, since the true mean of a non-negative quantity is never below zero.
+    values = [0.0, 0.0, 3.0]
+    method, bounds = interval(values, (0.90, 0.95), non_negative=True)
+    assert method == STUDENT_T_CUT
+    for (low, high), level in zip(bounds, (0.90, 0.95)):
+        t_low, t_high = scipy_stats.t.interval(level, 2, loc=1.0, scale=scipy_stats.sem(values))
+        assert t_low < 0 and low == 0.0 and high == pytest.approx(t_high, rel=1e-9)
+
+
+@pytest.mark.parametrize("value", [0.0, 4.25, 1e6])
+def test_all_equal_values_give_a_zero_width_interval(value):
+    method, bounds = interval([value] * 5, (0.90, 0.95), non_negative=True)
+    assert method == STUDENT_T and bounds == [(value, value), (value, value)]
+    row = summarize(pd.DataFrame({"flow.timeouts": [value] * 5})).iloc[0]
+    assert row["ci95_low"] == row["ci95_high"] == value
+
+
+def test_same_values_give_the_same_interval_whatever_their_order():
+    values = [0.0, 0.0, 1.0, 0.0, 14.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0]
+    first = interval(values, (0.90, 0.95), non_negative=True)
+    assert first[0] == BOOTSTRAP_BCA
+    assert interval(values, (0.90, 0.95), non_negative=True) == first
+    assert interval(values[::-1], (0.90, 0.95), non_negative=True) == first
+
+
+def test_a_metric_not_declared_non_negative_keeps_student_t_below_zero():
+    # A difference can be negative: its t interval is the right one, crossing zero or not.
+    assert not is_non_negative("saving_difference")
+    values = [-1.0, 0.5, 3.0]
+    method, [(low, _)] = interval(values, (0.95,), non_negative=False)
+    assert method == STUDENT_T and low < 0
+    frame = pd.DataFrame({"x": values})
+    assert summarize(frame, metrics=["x"]).loc[0, "ci_method"] == STUDENT_T
+    assert summarize(frame, metrics=["x"], non_negative=True).loc[0, "ci_method"] == STUDENT_T_CUT
+
+
+def test_every_default_metric_and_result_field_is_declared_non_negative():
+    for metric in stats.DEFAULT_METRICS + ("energy.receiver.per_bit_total_uj",
+                                           "energy.sender.breakdown_j.cpu", "sim_time_s"):
+        assert is_non_negative(metric), metric
+
+
+def test_a_single_value_has_no_interval_and_says_so():
+    row = summarize(pd.DataFrame({"flow.timeouts": [3.0]})).iloc[0]
+    assert row["n"] == 1 and row["ci_method"] == NO_INTERVAL and math.isnan(row["ci95_low"])
+
+
+def test_report_cell_stats_bounds_are_not_negative_and_carry_the_method():
+    frame = pd.DataFrame({"g": ["a"] * 10 + ["b"] * 3, "status": "ok", "complete": True,
+                          "flow.timeouts": [0.0] * 9 + [9.0] + [5.0, 6.0, 7.0]})
+    cells = cell_stats(frame, ["g"], "flow.timeouts", 0.95).set_index("g")
+    assert (cells["ci_low"] >= 0).all()
+    assert cells.loc["a", "ci_method"] == BOOTSTRAP_BCA
+    assert cells.loc["b", "ci_method"] == STUDENT_T
+    # A derived column (a per-seed mean, say) says what it is derived from.
+    derived = frame.rename(columns={"flow.timeouts": "_value"})
+    assert cell_stats(derived, ["g"], "_value", 0.95).set_index("g").loc["a", "ci_low"] < 0
+    assert (cell_stats(derived, ["g"], "_value", 0.95, non_negative=True)["ci_low"] >= 0).all()
