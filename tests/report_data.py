@@ -10,6 +10,7 @@ from typing import Dict, Iterable, Sequence, Tuple
 import pandas as pd
 
 import tcpenergy
+from tcpenergy.experiments.frame import flatten_scenario
 
 QUICKSTART = Path(__file__).resolve().parent.parent / "scenarios" / "quickstart.toml"
 E_COL = "energy.sender.per_bit_total_uj"
@@ -23,18 +24,22 @@ def sweep_frame(variants=("reno", "newreno", "sack"), losses=(0.01, 0.05),
                 size="200KB") -> pd.DataFrame:
     """A small S000-like sweep from real engine runs (small transfers keep it fast)."""
     scenario = tcpenergy.load_scenario(QUICKSTART)
-    records, labels = [], []
+    base = flatten_scenario(scenario.normalized)
+    records, labels, settings = [], [], []
     for variant, loss, rtt, mtu in itertools.product(variants, losses, rtts, mtus):
         one_way = f"{int(rtt[:-2]) * 500}us"
+        overrides = {"tcp.variant": variant, "path.forward.impairments.0.p": loss,
+                     "path.forward.delay": one_way, "path.reverse.delay": one_way,
+                     "path.mtu": mtu, "traffic.bytes": size}
         for seed in seeds:
-            records.append(tcpenergy.run(scenario, seed=seed, **{
-                "tcp.variant": variant, "path.forward.impairments.0.p": loss,
-                "path.forward.delay": one_way, "path.reverse.delay": one_way,
-                "path.mtu": mtu, "traffic.bytes": size}))
+            records.append(tcpenergy.run(scenario, seed=seed, **overrides))
             labels.append({"label.tcp.variant": variant, LOSS: loss, "label.rtt": rtt,
                            "label.path.mtu": mtu})
+            settings.append({**base, **overrides})   # the scenario keys a store's frame carries
     frame = tcpenergy.to_frame(records)
-    frame = pd.concat([frame, pd.DataFrame(labels)], axis=1)
+    settings_frame = pd.DataFrame(settings)
+    settings_frame = settings_frame[[c for c in settings_frame.columns if c not in frame.columns]]
+    frame = pd.concat([frame, pd.DataFrame(labels), settings_frame], axis=1)
     frame["run_key"] = [f"run-{i}" for i in range(len(frame))]
     frame["status"] = "ok"
     frame["error"] = None

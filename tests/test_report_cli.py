@@ -55,7 +55,7 @@ def test_report_command_writes_the_report_of_a_store(cli, store, tmp_path):
         assert (out / name).is_file(), name
     text = (out / "report.md").read_text(encoding="utf-8")
     assert text.startswith("# Small sweep")
-    assert "**Runs**: 8 (7 finished, 1 failed)" in text
+    assert "**Runs**: 8 (7 complete, 0 incomplete, 1 failed)" in text
     assert "90 % confidence interval" in text
 
 

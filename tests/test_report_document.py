@@ -13,8 +13,10 @@ from report_data import E_COL, sweep_frame
 
 from tcpenergy.report import document, write_report
 
-FIGURE_STEMS = ("energy_per_bit", "idealized_energy_per_bit", "goodput")
+FIGURE_STEMS = ("energy_per_bit", "receiver_energy_per_bit", "idealized_energy_per_bit",
+                "receiver_idealized_energy_per_bit", "goodput")
 CLAIMS = ("Claims checklist", "<p id=claims>3 of 4 claims hold</p>", "3 of 4 claims hold")
+SUMMARY = ("Claims summary", '<p><span class="status-holds">holds</span> 3</p>', "holds: 3")
 
 
 class _Links(HTMLParser):
@@ -39,13 +41,15 @@ def runs():
     frame.loc[failed, "status"] = "failed"
     frame.loc[failed, "error"] = "engine failure: example"
     frame.loc[failed, E_COL] = float("nan")
+    frame.loc[frame.index[1], "complete"] = False   # stopped at stop_after: left out, with why
     return frame
 
 
 @pytest.fixture(scope="module")
 def report(runs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "out"
-    return write_report(runs, out, title="Small sweep", extra_sections=[CLAIMS])
+    return write_report(runs, out, title="Small sweep", extra_sections=[CLAIMS],
+                        summary_sections=[SUMMARY])
 
 
 def test_report_writes_html_markdown_tables_and_every_figure_as_png_and_svg(report):
@@ -56,17 +60,22 @@ def test_report_writes_html_markdown_tables_and_every_figure_as_png_and_svg(repo
     assert set(report.figures) == expected
     for path in expected:
         assert path.stat().st_size > 1000
-    assert {p.name for p in report.tables} == {"summary.csv", "ranking.csv"}
+    assert {p.name for p in report.tables} == {"summary.csv", "ranking.csv", "ranking_per_x.csv"}
     assert all(p.is_file() for p in report.tables)
 
 
 def test_html_references_every_figure_file_and_every_reference_exists(report):
+    html_text = report.html.read_text(encoding="utf-8")
     links = html_links(report.html)
     assert links, "the report links nothing"
+    ids = set(re.findall(r'\bid="([^"]+)"', html_text))
     for link in links:
         assert not link.startswith(("/", "http:", "https:", "file:")), link  # relative only
-        assert (report.out_dir / link).is_file(), link
-    referenced = {(report.out_dir / link).resolve() for link in links}
+        if link.startswith("#"):
+            assert link[1:] in ids, link  # a table-of-contents anchor names a section
+        else:
+            assert (report.out_dir / link).is_file(), link
+    referenced = {(report.out_dir / link).resolve() for link in links if not link.startswith("#")}
     assert {p.resolve() for p in report.figures} <= referenced
 
 
@@ -77,25 +86,72 @@ def test_markdown_images_and_links_resolve_relative_to_the_report(report):
         assert (report.out_dir / target).is_file(), target
 
 
-def test_report_shows_rank_orders_summary_counts_and_failed_runs(report):
+def test_report_shows_rank_orders_summary_counts_and_the_runs_left_out(report):
     text = report.markdown.read_text(encoding="utf-8")
     assert "## Rank order" in text and "R = reno, N = newreno, S = sack" in text
-    assert "**Runs**: 72 (71 finished, 1 failed)" in text
+    assert "**Runs**: 72 (70 complete, 1 incomplete, 1 failed)" in text
+    assert "finished" not in text  # a run is complete, incomplete or failed
     assert "**Seeds**: 3 distinct (1–3)" in text
-    assert "## Failed runs" in text and "engine failure: example" in text
+    assert "## Runs left out" in text and "failed: engine failure: example" in text
+    assert "| incomplete | stopped at the stop_after cap of 1h" in text
     assert re.search(r"\| 1 % \| 512 \| [RNS] [<≈] [RNS] [<≈] [RNS] \|", text)
     assert " ± " in text  # means with CI half-widths
     html = report.html.read_text(encoding="utf-8")
     assert "µJ/bit" in html and "Mbit/s" in html
 
 
-def test_extra_sections_come_right_after_the_overview_in_both_documents(report):
+def test_summary_sections_come_first_and_extra_sections_after_the_fixed_settings(report):
     html = report.html.read_text(encoding="utf-8")
     headings = re.findall(r"<h2>(.*?)</h2>", html)
-    assert headings[:3] == ["Overview", "Claims checklist", "Rank order"]
-    assert CLAIMS[1] in html
+    assert headings[:5] == ["Claims summary", "Overview", "Fixed settings", "Claims checklist",
+                            "Rank order"]
+    assert CLAIMS[1] in html and SUMMARY[1] in html
     md = report.markdown.read_text(encoding="utf-8")
-    assert re.findall(r"^## (.*)$", md, re.M)[:2] == ["Overview", "Claims checklist"]
+    assert re.findall(r"^## (.*)$", md, re.M)[:4] == ["Claims summary", "Overview", "Fixed settings",
+                                                      "Claims checklist"]
+
+
+def section(text: str, heading: str) -> str:
+    """One Markdown section's body."""
+    return text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_fixed_settings_state_what_every_run_shares_but_not_the_swept_axes(report):
+    fixed = section(report.markdown.read_text(encoding="utf-8"), "Fixed settings")
+    for key, value in (("path.forward.rate", "2Mbps"), ("traffic.bytes", "200KB"),
+                       ("energy.sender", "singh2002-toshiba-wavelan"), ("tcp.min_rto", "1s"),
+                       ("energy.radio_policy", "always_on")):
+        assert f"| {key} | {value} |" in fixed, key
+    for swept in ("path.mtu", "tcp.variant", "path.forward.delay"):
+        assert f"| {swept} |" not in fixed, swept
+
+
+def test_rank_order_is_given_per_rtt_as_well_as_pooled_over_rtt(report):
+    # Seed 000 Table 4 pools over RTT; an order can change along RTT, so each RTT gets its own.
+    ranks = section(report.markdown.read_text(encoding="utf-8"), "Rank order")
+    assert "### Per RTT" in ranks
+    per_rtt = ranks.split("### Per RTT", 1)[1]
+    for rtt in ("20ms", "80ms"):
+        assert re.search(rf"\| 1 % \| 1500 \| {rtt} \| [RNS] [<≈] [RNS] [<≈] [RNS] \|", per_rtt), rtt
+    assert (report.out_dir / "ranking_per_x.csv").is_file()
+
+
+def test_summary_counts_complete_runs_out_of_runs_per_cell_and_shows_receiver_energy(report):
+    summary = section(report.markdown.read_text(encoding="utf-8"), "Summary")
+    assert "complete / runs" in summary and "E_R (µJ/bit)" in summary
+    # The first cell (reno, 1 % loss, 20 ms, MTU 512) lost one run to failure and one to stop_after.
+    assert re.search(r"\| 1 % \| 512 \| reno \| 20ms \| 1/3 \|", summary)
+    assert re.search(r"\| 1 % \| 512 \| sack \| 20ms \| 3/3 \|", summary)
+
+
+def test_long_tables_are_folded_and_claim_statuses_have_colours(report):
+    html = report.html.read_text(encoding="utf-8")
+    assert re.search(r"<details>\n<summary>Summary table \(24 cells\)</summary>\n<table>", html)
+    for status in ("holds", "does_not_hold", "not_modelled", "consistency"):
+        assert re.search(rf"\.status-{status} \{{ background: #[0-9a-f]{{6}}", html), status
+    assert "details > summary" in html
+    toc = re.search(r'<nav class="toc">(.*?)</nav>', html).group(1)
+    assert re.findall(r'href="#([^"]+)"', toc)[:3] == ["claims-summary", "overview", "fixed-settings"]
 
 
 def test_a_failure_while_writing_leaves_no_report_and_no_temporary_files(runs, tmp_path, monkeypatch):
@@ -135,6 +191,6 @@ def test_a_store_whose_runs_all_failed_still_gets_a_report_listing_the_failures(
                          "label.rtt": ["10ms", "10ms"]})
     paths = write_report(runs, tmp_path / "out")
     text = paths.markdown.read_text(encoding="utf-8")
-    assert "**Runs**: 2 (0 finished, 2 failed)" in text
-    assert "| 2 | boom |" in text
+    assert "**Runs**: 2 (0 complete, 0 incomplete, 2 failed)" in text
+    assert "| failed | failed: boom |" in text
     assert paths.figures == []

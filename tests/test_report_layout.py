@@ -9,10 +9,12 @@ from tcpenergy.report.layout import (
     axis_title,
     condition_title,
     duration_ms,
+    format_value,
     infer_layout,
     normalize_labels,
     numeric_values,
     ordered_values,
+    tick_text,
 )
 
 
@@ -67,3 +69,33 @@ def test_labels_that_are_lists_or_missing_become_groupable_values():
     labels = normalize_labels(runs)
     assert labels["label.path.forward.impairments"].tolist() == ['[{"kind": "bernoulli", "p": 0.01}]', "-"]
     assert labels["label.rtt"].tolist() == ["10ms", "-"]
+
+
+@pytest.mark.parametrize("column, series, title", [
+    ("label.path.forward.impairments.0.p", [0.01], "loss (%)"),
+    ("label.path.reverse.impairments.1.p", [0.01], "reverse loss (%)"),
+    ("label.loss", [0.05], "loss (%)"),
+    ("label.rtt", ["15ms"], "RTT (ms)"),
+    ("label.rtt_range", ["10-20 ms"], "RTT range"),
+    ("label.path.mtu", [512], "MTU (bytes)"),
+    ("label.tcp.min_rto", ["200ms"], "tcp.min_rto (ms)"),
+])
+def test_known_axes_are_named_with_their_unit(column, series, title):
+    assert axis_title(column, pd.Series(series)) == title
+
+
+def test_ticks_are_written_in_the_axis_unit():
+    assert [tick_text("label.loss", p) for p in (0.01, 0.05, 0.1)] == ["1", "5", "10"]
+    assert tick_text("label.rtt", "7500us") == "7.5"
+    assert [tick_text("label.rtt_range", v) for v in ("[10, 20]", "10-20 ms")] == ["10-20 ms"] * 2
+    assert format_value("label.rtt_range", [120, 140]) == "120-140 ms"
+
+
+def test_rtt_ranges_sort_by_their_bounds_not_as_text():
+    ranges = pd.Series(["120-140 ms", "30-50 ms", "10-20 ms"], name="label.rtt_range")
+    assert ordered_values(ranges) == ["10-20 ms", "30-50 ms", "120-140 ms"]
+
+
+def test_a_free_text_condition_panel_is_titled_by_its_value_alone():
+    assert condition_title(["label.condition", "label.path.mtu"], ["route failure", 512]) == \
+        "route failure · MTU 512"

@@ -2,12 +2,18 @@
 (report.md), plus the numbers behind them as CSV, written into one directory all at once.
 
     paths = write_report(store.runs(), "out/report", title="My sweep",
+                         summary_sections=[("Claims summary", "<p>...</p>", "...")],
                          extra_sections=[("Claims", "<p>...</p>", "...")])
+
+The page is meant to be scanned in a minute: a table of contents, the caller's summary first,
+the settings every run shares, rank orders and one grid figure per metric; long tables (per-x
+rank orders, the per-cell summary, the runs left out) are folded in ``<details>``.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
@@ -29,7 +35,14 @@ from tcpenergy.report.layout import (
 )
 from tcpenergy.report.ranking import rank_table, short_names
 from tcpenergy.report.staging import staged_directory
-from tcpenergy.report.summary import failure_rows, long_stats, overview, summary_rows
+from tcpenergy.report.summary import (
+    fixed_settings,
+    left_out_rows,
+    long_stats,
+    overview,
+    run_status_counts,
+    summary_rows,
+)
 
 Section = Tuple[str, str, str]  # (heading, HTML body, Markdown body)
 
@@ -40,11 +53,26 @@ table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-figure { margin: 1rem 0 2rem; }
+figure { margin: 1rem 0.75rem 1.5rem 0; display: inline-block; vertical-align: top; max-width: 100%; }
 figure img { max-width: 100%; height: auto; }
+figure figcaption { width: 0; min-width: 100%; }  /* the caption never widens its figure */
 figcaption { font-size: 0.9rem; color: #555; }
 footer { margin-top: 3rem; font-size: 0.8rem; color: #777; }
+nav.toc { font-size: 0.9rem; margin: 0 0 1.5rem; }
+nav.toc a { margin-right: 0.9rem; white-space: nowrap; }
+details { margin: 0.4rem 0 1.2rem; }
+details > summary { cursor: pointer; color: #1a4d8f; font-weight: 600; }
+details[open] > summary { margin-bottom: 0.4rem; }
+details.evidence > summary { font-weight: normal; }
+/* Claim statuses, for table cells and badges (.status-<status>). */
+.status-holds { background: #d9f2dd; color: #145a22; }
+.status-does_not_hold { background: #f8d7d5; color: #8a1c13; }
+.status-not_modelled { background: #e6e6e6; color: #444; }
+.status-consistency { background: #d7e7f8; color: #143f73; }
+span[class^="status-"] { padding: 0.05rem 0.4rem; border-radius: 0.3rem; white-space: nowrap; }
 """
+# Tables longer than this are folded into <details> so the page stays short.
+FOLD_ROWS = 12
 
 
 @dataclass(frozen=True)
@@ -81,10 +109,20 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _table_section(heading: str, intro: str, header, rows, numeric_from: int = 0) -> Section:
-    return (heading,
-            f"<p>{html.escape(intro)}</p>\n{_html_table(header, rows, numeric_from)}",
-            f"{intro}\n\n{_md_table(header, rows)}")
+def details(summary: str, body_html: str, css_class: str = "") -> str:
+    """``body_html`` folded under a one-line summary (HTML ``<details>``)."""
+    cls = f' class="{css_class}"' if css_class else ""
+    return f"<details{cls}>\n<summary>{html.escape(summary)}</summary>\n{body_html}\n</details>"
+
+
+def _table_section(heading: str, intro: str, header, rows, numeric_from: int = 0,
+                   fold: Optional[str] = None) -> Section:
+    """A table with its intro; folded under ``fold`` (a summary line) when it has more than
+    FOLD_ROWS rows."""
+    table = _html_table(header, rows, numeric_from)
+    if fold is not None and len(rows) > FOLD_ROWS:
+        table = details(fold, table)
+    return (heading, f"<p>{html.escape(intro)}</p>\n{table}", f"{intro}\n\n{_md_table(header, rows)}")
 
 
 def _overview_section(runs: pd.DataFrame, layout: Layout) -> Section:
@@ -94,18 +132,33 @@ def _overview_section(runs: pd.DataFrame, layout: Layout) -> Section:
             "\n".join(f"- **{k}**: {v}" for k, v in items))
 
 
-def _rank_section(table: Optional[pd.DataFrame], runs: pd.DataFrame, layout: Layout,
-                  metrics: Sequence[Metric], level: float) -> Optional[Section]:
-    if table is None:
+def _fixed_section(runs: pd.DataFrame) -> Optional[Section]:
+    common, per_sweep = fixed_settings(runs)
+    if not common and not per_sweep:
         return None
-    names = short_names(ordered_values(runs[layout.line]))
-    header = [axis_name(c) for c in layout.panels]
-    header += [f"{m.symbol} ({'higher' if m.higher_is_better else 'lower'} is better)" for m in metrics]
-    header += ["seeds"]
+    intro = ("Settings shared by every run in this report (scenario keys as written in a scenario "
+             "file; the swept axes are listed in the overview).")
+    rows = [[k, v] for k, v in common]
+    # Three settings per row: the list is long (30-odd keys) but each entry is short.
+    wide = [sum(([k, v] for k, v in common[i:i + 3]), []) for i in range(0, len(common), 3)]
+    wide = [row + [""] * (6 - len(row)) for row in wide]
+    body = f"<p>{html.escape(intro)}</p>\n{_html_table(['setting', 'value'] * 3, wide)}"
+    md = f"{intro}\n\n{_md_table(['setting', 'value'], rows)}"
+    if per_sweep:
+        sweep_rows = [[name, "; ".join(f"{k} = {v}" for k, v in own) or "-"] for name, own in per_sweep]
+        note = "Settings that differ between sweeps, constant within each sweep:"
+        table = _html_table(["sweep", "settings"], sweep_rows)
+        body += f"\n<p>{html.escape(note)}</p>\n" + (
+            details(f"Settings of the {len(sweep_rows)} sweeps", table) if len(sweep_rows) > 3 else table)
+        md += f"\n\n{note}\n\n{_md_table(['sweep', 'settings'], sweep_rows)}"
+    return ("Fixed settings", body, md)
+
+
+def _rank_rows(table: pd.DataFrame, group_cols: Sequence[str], names, metrics) -> List[List[str]]:
     rows = []
-    for _, group in table.groupby(list(layout.panels), sort=False) if layout.panels else [((), table)]:
+    for _, group in table.groupby(list(group_cols), sort=False) if group_cols else [((), table)]:
         first = group.iloc[0]
-        row = [format_value(c, first[c]) for c in layout.panels]
+        row = [format_value(c, first[c]) for c in group_cols]
         for m in metrics:
             r = group[group["metric"] == m.key].iloc[0]
             missing = ", ".join(names[v] for v in r["missing"])
@@ -113,49 +166,104 @@ def _rank_section(table: Optional[pd.DataFrame], runs: pd.DataFrame, layout: Lay
             row.append((r["ordering"] or "-") + note)
         row.append(str(int(group["seeds"].min())))
         rows.append(row)
+    return rows
+
+
+def _rank_section(table: Optional[pd.DataFrame], per_x: Optional[pd.DataFrame], runs: pd.DataFrame,
+                  layout: Layout, metrics: Sequence[Metric], level: float) -> Optional[Section]:
+    if table is None:
+        return None
+    names = short_names(ordered_values(runs[layout.line]))
+    metric_header = [f"{m.symbol} ({'higher' if m.higher_is_better else 'lower'} is better)"
+                     for m in metrics]
+    header = [axis_name(c) for c in layout.panels] + metric_header + ["seeds"]
+    rows = _rank_rows(table, layout.panels, names, metrics)
     over = f"their mean over {axis_name(layout.x)}" if layout.x else "their mean"
     ranked = "the variants" if layout.line == VARIANT else f"the {axis_name(layout.line)} values"
     legend = ", ".join(f"{short} = {format_value(layout.line, v)}" for v, short in names.items()
                        if short != format_value(layout.line, v))
-    intro = (f"Per condition, {ranked} ordered best first by {over}; "
+    intro = (f"Per condition, {ranked} ordered best first by {over} (pooled over "
+             f"{axis_name(layout.x) if layout.x else 'the runs'}); "
              f"neighbours are joined by ≈ when their {level * 100:g} % confidence intervals "
-             f"overlap (intervals from the per-seed means; seeds = complete seeds behind the "
-             f"least-replicated mean)." + (f" {legend}." if legend else ""))
-    return _table_section("Rank order", intro, header, rows)
+             f"overlap (intervals from the per-seed means of complete runs; seeds = complete seeds "
+             f"behind the least-replicated mean)." + (f" {legend}." if legend else ""))
+    body = f"<p>{html.escape(intro)}</p>\n{_html_table(header, rows)}"
+    md = f"{intro}\n\n{_md_table(header, rows)}"
+    if per_x is not None and len(per_x):
+        x_cols = [*layout.panels, layout.x]
+        x_header = [axis_name(c) for c in x_cols] + metric_header + ["seeds"]
+        x_rows = _rank_rows(per_x, x_cols, names, metrics)
+        x_intro = (f"The same orders at each {axis_name(layout.x)} value: a pooled order can hide "
+                   f"a change of order along {axis_name(layout.x)}.")
+        table_html = _html_table(x_header, x_rows)
+        if len(x_rows) > FOLD_ROWS:
+            table_html = details(f"Rank order per {axis_name(layout.x)} ({len(x_rows)} rows)", table_html)
+        body += f"\n<h3 id=\"rank-per-x\">Per {html.escape(axis_name(layout.x))}</h3>\n" \
+                f"<p>{html.escape(x_intro)}</p>\n{table_html}"
+        md += f"\n\n### Per {axis_name(layout.x)}\n\n{x_intro}\n\n{_md_table(x_header, x_rows)}"
+    return ("Rank order", body, md)
 
 
 def _figure_section(figures: Sequence[FigureFile]) -> Section:
     blocks, md = [], []
     for f in figures:
         png, svg, caption = f.png.as_posix(), f.svg.as_posix(), html.escape(f.caption)
-        blocks.append(f'<figure>\n<a href="{svg}"><img src="{png}" alt="{caption}"></a>\n'
+        # Shown at 88 px per inch, so two small (2 x 2 panel) figures sit side by side.
+        width = f' width="{round(f.width_in * 88)}"' if f.width_in else ""
+        blocks.append(f'<figure id="fig-{html.escape(f.png.stem)}">\n<a href="{svg}"><img src="{png}"{width} '
+                      f'alt="{caption}"></a>\n'
                       f'<figcaption>{caption} (<a href="{svg}">SVG</a>)</figcaption>\n</figure>')
         md.append(f"![{f.caption}]({png})\n\n{f.caption} ([SVG]({svg}))")
-    return ("Figures", "\n".join(blocks), "\n\n".join(md))
+    intro = ("One figure per metric, sender and receiver; every panel of a figure shares its "
+             "y scale, which is logarithmic when the values span more than a decade.")
+    return ("Figures", f"<p>{html.escape(intro)}</p>\n" + "\n".join(blocks),
+            intro + "\n\n" + "\n\n".join(md))
 
 
 def _summary_section(runs: pd.DataFrame, layout: Layout, level: float) -> Section:
     header, rows = summary_rows(runs, layout, catalogue.SUMMARY, level)
-    intro = (f"Per cell: finished runs and the mean ± half-width of its {level * 100:g} % "
-             f"confidence interval (Student t over seeds).")
-    first_number = header.index("runs")
-    return _table_section("Summary", intro, header, rows, numeric_from=first_number)
+    intro = (f"Per cell: complete runs out of runs made, and the mean ± half-width of its "
+             f"{level * 100:g} % confidence interval over the complete runs (sender and "
+             f"receiver energy; E_R = receiver).")
+    first_number = header.index("complete / runs")
+    return _table_section("Summary", intro, header, rows, numeric_from=first_number,
+                          fold=f"Summary table ({len(rows)} cells)")
 
 
-def _failure_section(runs: pd.DataFrame) -> Optional[Section]:
-    header, rows = failure_rows(runs)
+def _left_out_section(runs: pd.DataFrame) -> Optional[Section]:
+    header, rows = left_out_rows(runs)
     if not rows:
         return None
-    return _table_section("Failed runs", "Failed runs, grouped by error message; they are left "
-                          "out of every mean.", header, rows)
+    _, incomplete, failed = run_status_counts(runs)
+    intro = (f"{len(rows)} runs are left out of every mean, interval, rank order and figure: "
+             f"{incomplete} incomplete (the transfer did not end) and {failed} failed.")
+    return _table_section("Runs left out", intro, header, rows,
+                          fold=f"The {len(rows)} runs left out and why")
+
+
+def slug(heading: str) -> str:
+    """The anchor of a section: ``Runs left out`` -> ``runs-left-out``."""
+    return re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-") or "section"
+
+
+def _anchors(sections: Sequence[Section]) -> List[str]:
+    seen: dict = {}
+    out = []
+    for heading, _, _ in sections:
+        base = slug(heading)
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return out
 
 
 def _render_html(title: str, sections: Sequence[Section]) -> str:
-    body = "\n".join(f"<section>\n<h2>{html.escape(h)}</h2>\n{content}\n</section>"
-                     for h, content, _ in sections)
+    anchors = _anchors(sections)
+    body = "\n".join(f"<section id=\"{a}\">\n<h2>{html.escape(h)}</h2>\n{content}\n</section>"
+                     for a, (h, content, _) in zip(anchors, sections))
+    toc = " ".join(f'<a href="#{a}">{html.escape(h)}</a>' for a, (h, _, _) in zip(anchors, sections))
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-            f"<h1>{html.escape(title)}</h1>\n{body}\n"
+            f"<h1>{html.escape(title)}</h1>\n<nav class=\"toc\">Contents: {toc}</nav>\n{body}\n"
             f"<footer>Written by tcpenergy {html.escape(__version__)}.</footer>\n</body>\n</html>\n")
 
 
@@ -165,26 +273,31 @@ def _render_markdown(title: str, sections: Sequence[Section]) -> str:
 
 
 def _write_tables(runs: pd.DataFrame, layout: Layout, ranking: Optional[pd.DataFrame],
-                  stage: Path, level: float) -> List[Path]:
+                  per_x: Optional[pd.DataFrame], stage: Path, level: float) -> List[Path]:
     paths = [Path("summary.csv")]
     long_stats(runs, layout, catalogue.SUMMARY, level).to_csv(stage / paths[0], index=False)
-    if ranking is not None:
-        # Tuples as space-separated text, so the CSV reads back without parsing Python.
-        flat = ranking.assign(**{c: ranking[c].map(lambda t: " ".join(map(str, t)))
-                                 for c in ("order", "relations", "missing")})
-        paths.append(Path("ranking.csv"))
-        flat.to_csv(stage / paths[1], index=False)
+    for name, table in (("ranking.csv", ranking), ("ranking_per_x.csv", per_x)):
+        if table is not None:
+            # Tuples as space-separated text, so the CSV reads back without parsing Python.
+            flat = table.assign(**{c: table[c].map(lambda t: " ".join(map(str, t)))
+                                   for c in ("order", "relations", "missing")})
+            paths.append(Path(name))
+            flat.to_csv(stage / name, index=False)
     return paths
 
 
 def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = "tcpenergy report",
                  extra_sections: Sequence[Section] = (), level: float = 0.95,
-                 layout: Optional[Layout] = None) -> ReportPaths:
-    """Write index.html, report.md, figures/*.png|svg, summary.csv and ranking.csv into out_dir.
+                 layout: Optional[Layout] = None,
+                 summary_sections: Sequence[Section] = ()) -> ReportPaths:
+    """Write index.html, report.md, figures/*.png|svg, summary.csv, ranking.csv and
+    ranking_per_x.csv into out_dir.
 
-    ``runs_df`` is the flat runs frame of ``Store.runs()`` (failed runs included: they are
-    counted and listed, never averaged). ``extra_sections`` are (heading, HTML, Markdown)
-    triples placed right after the overview, e.g. a claims checklist. ``level`` is the
+    ``runs_df`` is the flat runs frame of ``Store.runs()`` (failed and incomplete runs included:
+    they are counted and listed with their reasons, never averaged). ``summary_sections`` are
+    (heading, HTML, Markdown) triples rendered at the very top, before the overview (e.g. a
+    colour-coded claims summary using the ``status-*`` CSS classes); ``extra_sections`` come
+    right after the overview and the fixed settings, e.g. a claims checklist. ``level`` is the
     confidence level of every interval. ``layout`` overrides the inferred axis roles.
     """
     if runs_df is None or len(runs_df) == 0:
@@ -195,19 +308,24 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     layout = layout or infer_layout(runs_df)
     out = Path(out_dir)
     # A store whose runs all failed has no result columns: show what there is.
-    shown = [m for m in catalogue.RANKED if m.column in runs_df.columns]
-    ranking = (rank_table(runs_df, layout.panels, layout.x, layout.line, shown, level)
-               if layout.line is not None and shown else None)
+    ranked = [m for m in catalogue.RANKED if m.column in runs_df.columns]
+    plotted = [m for m in catalogue.FIGURES if m.column in runs_df.columns]
+    ranking = per_x = None
+    if layout.line is not None and ranked:
+        ranking = rank_table(runs_df, layout.panels, layout.x, layout.line, ranked, level)
+        if layout.x is not None:
+            per_x = rank_table(runs_df, [*layout.panels, layout.x], None, layout.line, ranked, level)
     with staged_directory(out) as stage:
-        figures = write_figures(runs_df, layout, stage, shown, level)
-        sections = [_overview_section(runs_df, layout), *extra_sections,
-                    _rank_section(ranking, runs_df, layout, shown, level),
+        figures = write_figures(runs_df, layout, stage, plotted, level)
+        sections = [*summary_sections, _overview_section(runs_df, layout), _fixed_section(runs_df),
+                    *extra_sections,
+                    _rank_section(ranking, per_x, runs_df, layout, ranked, level),
                     _figure_section(figures) if figures else None,
-                    _summary_section(runs_df, layout, level), _failure_section(runs_df)]
+                    _summary_section(runs_df, layout, level), _left_out_section(runs_df)]
         sections = [s for s in sections if s is not None]
         (stage / "index.html").write_text(_render_html(title, sections), encoding="utf-8")
         (stage / "report.md").write_text(_render_markdown(title, sections), encoding="utf-8")
-        tables = _write_tables(runs_df, layout, ranking, stage, level)
+        tables = _write_tables(runs_df, layout, ranking, per_x, stage, level)
     figure_paths = [out / p for f in figures for p in (f.png, f.svg)]
     return ReportPaths(out, out / "index.html", out / "report.md", figure_paths,
                        [out / t for t in tables])

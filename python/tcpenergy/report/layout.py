@@ -24,8 +24,14 @@ MISSING = "-"
 # The order the papers list variants in, so colours and tables stay stable across reports.
 VARIANT_ORDER = ("tahoe", "reno", "newreno", "sack", "ecn-elfn", "e2tcp", "gaimd", "cubic")
 
-_NAMES = {"rtt": "RTT", "path.mtu": "MTU", "tcp.variant": "variant"}
+# Every known axis's display name and unit lives here, so figures, tables and titles agree.
+_NAMES = {"rtt": "RTT", "rtt_range": "RTT range", "loss": "loss", "path.mtu": "MTU",
+          "tcp.variant": "variant", "tcp.stack": "TCP stack", "traffic.bytes": "transfer size",
+          "energy.radio_policy": "radio policy"}
+# RTT ranges carry their unit in each tick ("10-20 ms"), so the title has none.
+_UNITS = {"rtt": "ms", "loss": "%", "path.mtu": "bytes", "traffic.bytes": "bytes"}
 _IMPAIRMENT_P = re.compile(r"path\.(forward|reverse)\.impairments\.\d+\.p$")
+_RANGE = re.compile(r"^\s*\[?\s*([0-9.]+)\s*[,-]\s*([0-9.]+)\s*\]?\s*(ms)?\s*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min|h)\s*$")
 _MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
 
@@ -106,6 +112,8 @@ def ordered_values(series: pd.Series) -> list:
     """Distinct values of an axis in display order: numeric order, paper order for variants,
     else first appearance."""
     values = list(dict.fromkeys(_values(series)))
+    if values and all(_range_text(v) is not None for v in values):
+        return sorted(values, key=lambda v: tuple(float(x) for x in _range_text(v)[:-3].split("-")))
     if is_numeric_axis(series):
         return sorted(values, key=lambda v: duration_ms(v) if isinstance(v, str) else float(v))
     if series.name == VARIANT:
@@ -114,37 +122,86 @@ def ordered_values(series: pd.Series) -> list:
     return values
 
 
+def _key(column: str) -> str:
+    return column[len(LABEL_PREFIX):] if column.startswith(LABEL_PREFIX) else column
+
+
+def is_loss_axis(column: str) -> bool:
+    """A loss probability: ``label.loss`` or an impairment's ``p`` (stored as 0..1, shown in %)."""
+    key = _key(column)
+    return key == "loss" or bool(_IMPAIRMENT_P.match(key))
+
+
 def axis_name(column: str) -> str:
     """``label.path.mtu`` -> ``MTU``; impairment probabilities read as loss rates."""
-    key = column[len(LABEL_PREFIX):] if column.startswith(LABEL_PREFIX) else column
+    key = _key(column)
     match = _IMPAIRMENT_P.match(key)
     if match:
         return "loss" if match.group(1) == "forward" else "reverse loss"
     return _NAMES.get(key, key)
 
 
-def axis_title(column: str, series: pd.Series) -> str:
-    """Axis title with its unit, e.g. ``RTT (ms)``."""
-    name = axis_name(column)
-    if is_duration_axis(series):
-        return f"{name} (ms)"
-    if _IMPAIRMENT_P.match(column[len(LABEL_PREFIX):]):
-        return f"{name} (%)"
-    return name
+def axis_unit(column: str, series: Optional[pd.Series] = None) -> str:
+    """The unit an axis is shown in ("" when it has none): durations in ms, loss in %."""
+    if is_loss_axis(column):
+        return "%"
+    if series is not None and is_duration_axis(series):
+        return "ms"
+    return _UNITS.get(_key(column), "")
+
+
+def axis_scale(column: str) -> float:
+    """Stored value * scale = value in the axis's unit (loss: probability -> %)."""
+    return 100.0 if is_loss_axis(column) else 1.0
+
+
+def axis_title(column: str, series: Optional[pd.Series] = None) -> str:
+    """Axis title with its unit, e.g. ``RTT (ms)``, ``loss (%)``, ``MTU (bytes)``."""
+    name, unit = axis_name(column), axis_unit(column, series)
+    return f"{name} ({unit})" if unit else name
+
+
+def _range_text(value: Any) -> Optional[str]:
+    """An RTT range as ``10-20 ms`` from ``[10, 20]``, ``"[10, 20]"`` or ``"10-20 ms"``."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_is_number, value)):
+        low, high = value
+    elif isinstance(value, str) and _RANGE.match(value):
+        low, high = (float(g) for g in _RANGE.match(value).groups()[:2])
+    else:
+        return None
+    return f"{float(low):g}-{float(high):g} ms"
 
 
 def format_value(column: str, value: Any) -> str:
-    """A label value for panel titles and tables: loss 0.05 -> ``5 %``, else as written."""
-    if _IMPAIRMENT_P.match(column[len(LABEL_PREFIX):]) and _is_number(value):
+    """A label value for panel titles and tables: loss 0.05 -> ``5 %``, RTT range ``10-20 ms``,
+    else as written."""
+    if is_loss_axis(column) and _is_number(value):
         return f"{value * 100:g} %"
+    if _key(column) == "rtt_range":
+        text = _range_text(value)
+        if text is not None:
+            return text
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
 
 
+def tick_text(column: str, value: Any) -> str:
+    """A tick label in the axis's unit (the unit itself is in the axis title): loss 0.05 -> ``5``,
+    a duration ``"15ms"`` -> ``15``; an RTT range keeps its unit (``10-20 ms``) as each tick is
+    a range, not a point."""
+    if is_loss_axis(column) and _is_number(value):
+        return f"{value * 100:g}"
+    ms = duration_ms(value)
+    if ms is not None:
+        return f"{ms:g}"
+    return format_value(column, value)
+
+
 def condition_title(columns: Sequence[str], values: Sequence[Any]) -> str:
-    """``MTU 512 · loss 1 %``."""
-    return " · ".join(f"{axis_name(c)} {format_value(c, v)}" for c, v in zip(columns, values))
+    """``MTU 512 · loss 1 %``; a free-text condition column (``label.condition``) is its value."""
+    return " · ".join(format_value(c, v) if _key(c) == "condition"
+                      else f"{axis_name(c)} {format_value(c, v)}" for c, v in zip(columns, values))
 
 
 def conditions(runs: pd.DataFrame, columns: Sequence[str]) -> List[tuple]:

@@ -10,7 +10,7 @@ rather than pooling every run or propagating the per-RTT intervals:
   spread and declare nearly everything a tie;
 - the engine uses common random numbers, so one seed's runs at different RTTs share a channel and
   are correlated; averaging per seed keeps that correlation, propagation would assume independence.
-A seed that lacks a finished run at some x value of the condition (a failed run) is left out for
+A seed that lacks a complete run at some x value of the condition (a failed or incomplete run) is left out for
 that variant, so every replicate averages the same x values.
 
 Ties: neighbours in the order (sorted by mean, best first) are joined by ``≈`` when their confidence
@@ -25,6 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
+from tcpenergy.experiments.stats import is_non_negative
 from tcpenergy.report import metrics as catalogue
 from tcpenergy.report.cells import cell_stats, ok_runs
 from tcpenergy.report.layout import conditions, format_value, normalize_labels, ordered_values, select
@@ -76,7 +77,9 @@ def variant_means(runs_df: pd.DataFrame, condition_cols: Sequence[str], x_col: O
     parts = []
     for metric in map(as_metric, metrics):
         per_seed = _per_seed(runs_df, group, x_col, metric.column)
-        stats = cell_stats(per_seed, group, _VALUE, level)
+        # Per-seed means of a non-negative field are non-negative: their interval must be too.
+        stats = cell_stats(per_seed, group, _VALUE, level,
+                           non_negative=is_non_negative(metric.column))
         parts.append(stats.assign(metric=metric.key))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 

@@ -29,10 +29,16 @@ _FLOW_ROWS = (
     ("SACK blocks sent", "sack_blocks_sent", count),
 )
 
+# Why "Idle energy" is much larger than the breakdown's "radio idle": it is a whole-node figure.
+IDLE_NOTE = ("* Idle energy: the whole node's energy (platform, radio and CPU together) during the "
+             "time the transfer waits, i.e. while the radio neither sends nor receives and the CPU "
+             "is not busy; not the radio's idle state alone, which is 'radio idle' in the "
+             "breakdown. Idealized energy = total - idle energy.")
+
 # (label, key in an energy record, formatter)
 _ENERGY_ROWS = (
     ("Total energy", "total_j", lambda v: fixed(v, "J")),
-    ("Idle energy", "idle_j", lambda v: fixed(v, "J")),
+    ("Idle energy *", "idle_j", lambda v: fixed(v, "J")),
     ("Idealized energy", "idealized_j", lambda v: fixed(v, "J")),
     ("Energy per bit", "per_bit_total_uj", lambda v: fixed(v, "µJ")),
     ("Idealized per bit", "per_bit_idealized_uj", lambda v: fixed(v, "µJ")),
@@ -64,7 +70,8 @@ def _flow_table(flow: Mapping[str, Any]) -> Table:
 def _energy_table(energy: Mapping[str, Any]) -> Table:
     sender = energy.get("sender") or {}
     receiver = energy.get("receiver") or {}
-    table = Table(title="Energy", box=box.SIMPLE_HEAD, title_justify="left")
+    table = Table(title="Energy", box=box.SIMPLE_HEAD, title_justify="left",
+                  caption=IDLE_NOTE, caption_justify="left")
     table.add_column("Metric")
     table.add_column("Sender", justify="right")
     table.add_column("Receiver", justify="right")
