@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
-import yaml
-
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed003 as S
 from tcpenergy.reproduce import seed003_claims as E
 from reproduce_support import quick_reproduction
 
-SHARED_CLAIMS = Path(__file__).resolve().parents[2] / "shared" / "spec" / "claims.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +42,11 @@ def test_battery_mac_interference_and_distance_claims_are_not_modelled(quick_run
     status = {r["id"]: r["status"] for r in json.loads((out / "claims.json").read_text(encoding="utf-8"))}
     for cid in ["S003-C01", "S003-C03", "S003-C11", "S003-C13", "S003-C14"] + [f"S003-C{i}" for i in range(15, 22)]:
         assert status[cid] == C.NOT_MODELLED, cid
-    for cid in ["S003-C02", "S003-C04", "S003-C06", "S003-C07", "S003-C09", "S003-C10", "S003-C12", "S003-C22"]:
+    for cid in ["S003-C02", "S003-C04", "S003-C07", "S003-C09", "S003-C10", "S003-C12"]:
         assert status[cid] in (C.HOLDS, C.DOES_NOT_HOLD), cid
-    assert status["S003-C22"] == C.HOLDS  # analytical: 2296/2^32 < 2^-16
+    # Arithmetic on the paper's numbers and an option with no modelled cost cannot fail: consistency.
+    assert status["S003-C22"] == C.CONSISTENCY
+    assert status["S003-C06"] in (C.CONSISTENCY, C.DOES_NOT_HOLD)
 
 
 def test_report_and_sweep_files_exist(quick_run):
@@ -83,18 +81,16 @@ def test_seed000_rejects_a_part(tmp_path):
     assert result.exit_code == 2
 
 
-def test_packaged_claims_match_the_shared_spec():
+def test_packaged_claims_cite_the_paper_and_every_id_has_an_evaluator():
     packaged = C.load_claims("claims_s003.yaml")
     assert [e["id"] for e in packaged] == [f"S003-C{i:02d}" for i in range(1, 23)]
-    if SHARED_CLAIMS.is_file():
-        shared = [e for e in yaml.safe_load(SHARED_CLAIMS.read_text(encoding="utf-8"))
-                  if str(e.get("id", "")).startswith("S003-")]
-        assert packaged == shared
     assert set(E.EVALUATORS) == {e["id"] for e in packaged}
+    for e in packaged:
+        assert e["paper"].startswith("S. Agrawal and S. Singh") and e["where"], e["id"]
 
 
-def test_hazard_arithmetic():
+def test_hazard_arithmetic_is_a_consistency_check_not_a_reproduction():
     entry = next(e for e in C.load_claims("claims_s003.yaml") if e["id"] == "S003-C22")
     v = E.c22(None, entry)
-    assert v.status == C.HOLDS
+    assert v.status == C.CONSISTENCY
     assert math.isclose(v.data["p_hazard"], 2296 / 2 ** 32)

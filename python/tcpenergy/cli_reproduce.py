@@ -61,7 +61,8 @@ def reproduce_command(
             raise typer.Exit(130) from None
     tally = outcome.tally
     typer.echo(f"{paper}: {sum(tally.values())} claims: {tally['holds']} hold, "
-               f"{tally['does_not_hold']} do not hold, {tally['not_modelled']} not modelled "
+               f"{tally['does_not_hold']} do not hold, {tally.get('consistency', 0)} consistency checks, "
+               f"{tally['not_modelled']} not modelled "
                f"({outcome.runs} runs, {outcome.wall_s:.1f} s)")
     typer.echo(f"claims: {out / 'claims.json'}")
     typer.echo(f"report: {out / 'report' / 'index.html'}")

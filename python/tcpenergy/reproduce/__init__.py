@@ -2,7 +2,7 @@
 
     from tcpenergy.reproduce import reproduce
     outcome = reproduce("seed-000", "out/seed-000", quick=True)
-    outcome.tally        # {"holds": ..., "does_not_hold": ..., "not_modelled": ...}
+    outcome.tally        # {"holds": ..., "does_not_hold": ..., "consistency": ..., "not_modelled": ...}
 
 Writes OUT/runs.duckdb (resumable), OUT/sweeps/*.toml, OUT/claims.json and OUT/report/.
 """

@@ -1,15 +1,20 @@
 """Claims checklist machinery: load a paper's claims, judge relations from runs, write the results.
 
-A claim entry (from ``data/claims_<paper>.yaml``, a copy of the paper's entries in
-shared/spec/claims.yaml) is judged by an evaluator that returns a :class:`Verdict`; this module
-supplies what evaluators share:
+A claim entry (from ``data/claims_<paper>.yaml``, which carries each claim's text and its source
+in the paper) is judged by an evaluator that returns a :class:`Verdict`; this module supplies what
+evaluators share:
 
 * statistics per variant: the mean over the RTT sweep with its confidence interval, computed the
   way the report's rank table computes it (``tcpenergy.report.ranking.variant_means``: per seed,
   the runs of a cell are averaged over RTT; the per-seed averages are the replicates);
-* the comparison rules (see :func:`relation_holds`), and the parser for chains such as
-  ``E[SACK] < E[NewReno] ~= E[Reno]``;
-* writing OUT/claims.json and the checklist section of the report.
+* the comparison rules (see :func:`relation_holds`): on the means with a tie tolerance declared
+  once (``TIE_REL``) where the paper compared means, on the confidence intervals where it claimed
+  significance; the parser for chains such as ``E[SACK] < E[NewReno] ~= E[Reno]``, which hold
+  only when every pair they relate holds;
+* the four statuses, among them ``consistency`` for a claim that cannot fail in the model;
+* which runs a verdict used (:func:`judge`): settings and n complete / n run, and the rule that a
+  setting with too few complete runs cannot make a claim hold;
+* writing OUT/claims.json, the colour-coded claims summary and the checklist section of the report.
 """
 
 from __future__ import annotations
@@ -18,15 +23,39 @@ import html
 import json
 import math
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 HOLDS = "holds"
 DOES_NOT_HOLD = "does_not_hold"
 NOT_MODELLED = "not_modelled"
-STATUSES = (HOLDS, DOES_NOT_HOLD, NOT_MODELLED)
+# Holds, but could not have failed in the model (an identity of the energy model, an option with no
+# modelled cost, arithmetic): reported apart and never counted as reproduced.
+CONSISTENCY = "consistency"
+STATUSES = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, NOT_MODELLED)
+
+# How an ordering is judged. MEANS: the paper compared mean values (seed 000's Table 4 says so), so
+# a < b when mean a is below mean b by more than the tie tolerance, a ~= b when the means are within
+# it; whether the intervals overlap is reported beside the verdict, not required. SIGNIFICANCE: the
+# paper claims a significant difference: a < b needs disjoint confidence intervals.
+MEANS = "means"
+SIGNIFICANCE = "significance"
+BASES = (MEANS, SIGNIFICANCE)
+
+# Tie tolerance for comparisons of means, fixed before any claim was re-judged and the same for every
+# claim and paper: two means within 1 % of the larger are a tie. 1 % is below what a testbed's energy
+# or goodput comparison over 10-15 runs resolves (seed 003 calls differences under 1 % negligible),
+# and well above the model's numerical noise (a few header bytes). docs/reproduce/*.md justify it.
+TIE_REL = 0.01
+
+# A setting (one sweep point, all seeds) supports a verdict only when at least this share of its runs
+# ended complete, and at least MIN_COMPLETE_RUNS of them (an interval needs two): otherwise the claim
+# cannot hold, whatever the means say.
+MIN_COMPLETE_FRACTION = 2 / 3
+MIN_COMPLETE_RUNS = 2
 
 LEVEL = 0.90  # seed 000 §5: 90 % confidence intervals
 
@@ -44,6 +73,17 @@ METRICS: Dict[str, Tuple[str, str, float]] = {
 }
 
 RELATIONS = ("<", ">", "~=", "<=", ">=")
+
+# The seed papers, cited by authors and title (seed 002's author names are lost in our copy).
+CITATIONS = {
+    "seed-000": 'H. Singh and S. Singh, "Energy Consumption of TCP Reno, Newreno, and SACK in Multi-Hop '
+                'Wireless Networks"',
+    "seed-001": 'Donckers, Havinga, Smit, Smit, "Energy Efficient TCP"',
+    "seed-002": 'seed 002, "energy cost and goodput of TCP-SACK and TCP-ECN-ELFN in ad hoc networks"',
+    "seed-003": 'S. Agrawal and S. Singh, "An Experimental Study of TCP\'s Energy Consumption over a '
+                'Wireless Link"',
+    "seed-004": 'L. Mamatas and V. Tsaoussidis, "Exploiting Energy-Saving Potential in Heterogeneous Networks"',
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -80,7 +120,8 @@ class Verdict:
         if self.status not in STATUSES:
             raise ValueError(f"unknown claim status {self.status!r}")
         if self.status != HOLDS and not self.explanation:
-            raise ValueError("a claim that does not hold or is not modelled needs an explanation")
+            raise ValueError("a claim that does not hold, is not modelled or is a consistency check "
+                             "needs an explanation")
 
 
 def verdict(ok: bool, evidence: str, why_not: str, data: Optional[Dict[str, Any]] = None,
@@ -88,6 +129,15 @@ def verdict(ok: bool, evidence: str, why_not: str, data: Optional[Dict[str, Any]
     """holds / does_not_hold from a boolean; ``note`` is kept as the explanation when it holds."""
     if ok:
         return Verdict(HOLDS, evidence, note, data or {})
+    return Verdict(DOES_NOT_HOLD, evidence, why_not, data or {})
+
+
+def consistency(ok: bool, evidence: str, reason: str, why_not: str,
+                data: Optional[Dict[str, Any]] = None) -> Verdict:
+    """A claim that cannot fail in the model: ``consistency`` (with ``reason``, why it cannot fail)
+    when the check passes, does_not_hold when it does not (then the model itself is inconsistent)."""
+    if ok:
+        return Verdict(CONSISTENCY, evidence, "Consistency check, not a reproduction: " + reason, data or {})
     return Verdict(DOES_NOT_HOLD, evidence, why_not, data or {})
 
 
@@ -107,9 +157,17 @@ def claim_record(entry: Mapping[str, Any], result: Verdict) -> Dict[str, Any]:
         "evidence": result.evidence,
         "explanation": result.explanation,
     }
+    source = claim_source(entry)
+    if source:
+        record["source"] = source
     if result.data:
         record["data"] = _jsonable(result.data)
     return record
+
+
+def claim_source(entry: Mapping[str, Any]) -> str:
+    """Where the claim is in its paper, in words: "<paper>, <section/table/figure>"."""
+    return ", ".join(str(entry[k]) for k in ("paper", "where") if entry.get(k))
 
 
 def _jsonable(value: Any) -> Any:
@@ -150,12 +208,14 @@ def write_claims_json(records: Sequence[Mapping[str, Any]], path: Path) -> Path:
 
 @dataclass(frozen=True)
 class Stat:
-    """A mean with its confidence interval (low, high); n replicates (seeds)."""
+    """A mean with its confidence interval (low, high); n replicates (seeds); ``settings``: the
+    keys (see :func:`mark_settings`) of the sweep points it aggregates, for run counting."""
 
     mean: float
     low: float
     high: float
     n: int
+    settings: frozenset = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def bounds(self) -> Tuple[float, float]:
@@ -178,43 +238,68 @@ def _num(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-# Means closer than this (relative) count as equal whatever their intervals: deterministic runs give
-# zero-width intervals, and differences at the level of a few header bytes are not a ranking.
+# Means closer than this (relative) count as equal even on the significance basis: deterministic runs
+# give zero-width intervals, and differences at the level of a few header bytes are not a ranking.
 EQUAL_REL = 1e-4
 
 
 def overlap(a: Stat, b: Stat) -> bool:
-    """The 90 % intervals overlap (closed), or the means are equal to within EQUAL_REL."""
+    """The confidence intervals overlap (closed), or the means are equal to within EQUAL_REL."""
     (al, ah), (bl, bh) = a.bounds, b.bounds
     scale = max(abs(a.mean), abs(b.mean))
     return (al <= bh and bl <= ah) or abs(a.mean - b.mean) <= EQUAL_REL * scale
 
 
-def relation_holds(a: Stat, op: str, b: Stat) -> bool:
-    """The comparison rules (documented in docs/reproduce/seed-000.md):
+def tied(a: Stat, b: Stat, tol: float = TIE_REL) -> bool:
+    """The means differ by at most ``tol`` of the larger magnitude (both zero: tied)."""
+    scale = max(abs(a.mean), abs(b.mean))
+    return abs(a.mean - b.mean) <= tol * scale
 
-    * ``a ~= b``: the confidence intervals overlap;
-    * ``a < b``: mean a < mean b and the intervals do not overlap (``>`` likewise);
-    * ``a <= b``: ``a < b`` or ``a ~= b``, i.e. a is not significantly above b (``>=`` likewise).
+
+def significant(a: Stat, b: Stat) -> bool:
+    """The difference is significant: the confidence intervals are disjoint."""
+    return not overlap(a, b)
+
+
+def relation_holds(a: Stat, op: str, b: Stat, basis: str = SIGNIFICANCE) -> bool:
+    """The comparison rules (documented in docs/reproduce/seed-00X.md).
+
+    basis MEANS (the paper compared means):
+      * ``a ~= b``: the means are within TIE_REL of each other;
+      * ``a < b``: mean a < mean b and not tied (``>`` likewise);
+    basis SIGNIFICANCE (the paper claims a significant difference):
+      * ``a ~= b``: the confidence intervals overlap;
+      * ``a < b``: mean a < mean b and the intervals do not overlap (``>`` likewise);
+    either basis: ``a <= b`` is ``not a > b`` (``>=`` likewise).
     """
+    if basis not in BASES:
+        raise ValueError(f"unknown comparison basis {basis!r}; allowed: {', '.join(BASES)}")
+    same = tied(a, b) if basis == MEANS else overlap(a, b)
     if op == "~=":
-        return overlap(a, b)
+        return same
     if op == "<":
-        return a.mean < b.mean and not overlap(a, b)
+        return a.mean < b.mean and not same
     if op == ">":
-        return a.mean > b.mean and not overlap(a, b)
+        return a.mean > b.mean and not same
     if op == "<=":
-        return not relation_holds(a, ">", b)
+        return not relation_holds(a, ">", b, basis)
     if op == ">=":
-        return not relation_holds(a, "<", b)
-    raise ValueError(f"unknown relation {op!r}")
+        return not relation_holds(a, "<", b, basis)
+    raise ValueError(f"unknown relation {op!r}; allowed: {', '.join(RELATIONS)}")
 
 
-def found_relation(a: Stat, b: Stat) -> str:
+def found_relation(a: Stat, b: Stat, basis: str = SIGNIFICANCE) -> str:
     """The relation the data show between a and b: '<', '>' or '~='."""
-    if overlap(a, b):
+    if (tied(a, b) if basis == MEANS else overlap(a, b)):
         return "~="
     return "<" if a.mean < b.mean else ">"
+
+
+def significance_word(a: Stat, b: Stat) -> str:
+    """'disjoint' or 'overlap' (90 % intervals), for evidence texts on the means basis."""
+    if a.n < 2 or b.n < 2:
+        return "no interval (n < 2)"
+    return "CIs disjoint" if significant(a, b) else "CIs overlap"
 
 
 _TERM = re.compile(r"(E_I|E_A|E|tau|Timeouts|Retx)\[([A-Za-z-]+)\]")
@@ -263,48 +348,68 @@ def parse_chain(text: str) -> Chain:
     return Chain(metric, tuple(protocols), tuple(ops))
 
 
-def check_chain(chain: Chain, stats: Mapping[str, Stat]) -> Tuple[bool, List[str]]:
-    """Judge a chain of relations against per-protocol statistics.
+def implied_relation(ops: Sequence[str]) -> Optional[str]:
+    """The relation a chain states between two of its terms, from the operators between them:
+    all ``~=``: ``~=``; only ``<``/``<=``/``~=`` with a ``<``: ``<``; only ``<=``/``~=`` with a
+    ``<=``: ``<=`` (``>`` likewise); directions mixed: None (the chain says nothing about the pair)."""
+    ops = set(ops)
+    if ops == {"~="}:
+        return "~="
+    for strict, weak in (("<", "<="), (">", ">=")):
+        if ops <= {strict, weak, "~="}:
+            return strict if strict in ops else weak
+    return None
 
-    Every adjacent relation must hold by :func:`relation_holds`; in addition, two protocols that
-    are not neighbours but have a strict relation between them somewhere in the chain (and no
-    relation pointing the other way) must have their means in that order. Returns (holds, the
-    failed parts in words).
-    """
+
+def chain_pairs(chain: Chain) -> List[Tuple[int, int, str]]:
+    """Every pair (i, j, relation) a chain relates, neighbours and non-neighbours alike."""
+    out = []
+    ps = chain.protocols
+    for i in range(len(ps)):
+        for j in range(i + 1, len(ps)):
+            rel = implied_relation(chain.ops[i:j])
+            if rel is not None:
+                out.append((i, j, rel))
+    return out
+
+
+def check_chain(chain: Chain, stats: Mapping[str, Stat], basis: str = SIGNIFICANCE) -> Tuple[bool, List[str]]:
+    """Judge a chain of relations against per-protocol statistics: it holds only if every pair it
+    relates holds (``S ~= N ~= R`` needs S ~= R too; ``S < N ~= R`` needs S < R). Returns (holds,
+    the failed pairs in words)."""
     failures = []
     ps = chain.protocols
-    for i, op in enumerate(chain.ops):
-        a, b = stats[ps[i]], stats[ps[i + 1]]
-        if not relation_holds(a, op, b):
-            failures.append(f"{DISPLAY[ps[i]]} {op} {DISPLAY[ps[i + 1]]} fails (found "
-                            f"{DISPLAY[ps[i]]} {found_relation(a, b)} {DISPLAY[ps[i + 1]]})")
-    for i in range(len(ps)):
-        for j in range(i + 2, len(ps)):
-            between = set(chain.ops[i:j])
-            for op, allowed in (("<", {"<", "<=", "~="}), (">", {">", ">=", "~="})):
-                if op in between and between <= allowed:
-                    a, b = stats[ps[i]], stats[ps[j]]
-                    if not ((a.mean < b.mean) if op == "<" else (a.mean > b.mean)):
-                        failures.append(f"implied {DISPLAY[ps[i]]} {op} {DISPLAY[ps[j]]} fails "
-                                        f"(means in the other order)")
+    for i, j, op in chain_pairs(chain):
+        a, b = stats[ps[i]], stats[ps[j]]
+        if not relation_holds(a, op, b, basis):
+            kind = "" if j == i + 1 else "implied "
+            failures.append(f"{kind}{DISPLAY[ps[i]]} {op} {DISPLAY[ps[j]]} fails (found "
+                            f"{DISPLAY[ps[i]]} {found_relation(a, b, basis)} {DISPLAY[ps[j]]})")
     return (not failures), failures
 
 
-def order_text(stats: Mapping[str, Stat], higher_is_better: bool = False) -> str:
+def chain_significance_text(chain: Chain, stats: Mapping[str, Stat]) -> str:
+    """Per related pair, whether the 90 % intervals overlap (reported beside a means verdict)."""
+    ps = chain.protocols
+    return ", ".join(f"{DISPLAY[ps[i]]}-{DISPLAY[ps[j]]} {significance_word(stats[ps[i]], stats[ps[j]])}"
+                     for i, j, _ in chain_pairs(chain))
+
+
+def order_text(stats: Mapping[str, Stat], higher_is_better: bool = False, basis: str = SIGNIFICANCE) -> str:
     """The ordering the data show, best first, neighbours joined by <, > or ~=."""
     items = sorted(stats.items(), key=lambda kv: -kv[1].mean if higher_is_better else kv[1].mean)
     parts = [DISPLAY.get(items[0][0], items[0][0])]
     for (_, a), (name, b) in zip(items, items[1:]):
-        parts += [found_relation(a, b), DISPLAY.get(name, name)]
+        parts += [found_relation(a, b, basis), DISPLAY.get(name, name)]
     return " ".join(parts)
 
 
-def chain_found_text(chain: "Chain", stats: Mapping[str, Stat]) -> str:
+def chain_found_text(chain: "Chain", stats: Mapping[str, Stat], basis: str = SIGNIFICANCE) -> str:
     """The relations the data show between the chain's neighbours, in the chain's order."""
     ps = chain.protocols
     parts = [DISPLAY.get(ps[0], ps[0])]
     for a, b in zip(ps, ps[1:]):
-        parts += [found_relation(stats[a], stats[b]), DISPLAY.get(b, b)]
+        parts += [found_relation(stats[a], stats[b], basis), DISPLAY.get(b, b)]
     return " ".join(parts)
 
 
@@ -314,46 +419,291 @@ def stats_text(stats: Mapping[str, Stat], metric: str) -> str:
 
 
 def variant_stats(runs, conditions: Sequence[str], metric_column: str, x_col: Optional[str] = "label.rtt",
-                  variant_col: str = "tcp.variant", level: float = LEVEL) -> Dict[tuple, Dict[str, Stat]]:
+                  variant_col: str = "tcp.variant", level: float = LEVEL,
+                  settings_from=None) -> Dict[tuple, Dict[str, Stat]]:
     """{condition values: {variant: Stat}} of ``metric_column``, mean over ``x_col`` per seed
-    (None: no averaging axis), with the report's rank-table statistics."""
+    (None: no averaging axis), with the report's rank-table statistics. ``settings_from``: the
+    attempted runs the complete ``runs`` were taken from (same filter), so that each Stat also
+    knows the settings none of whose runs completed (default: ``runs``)."""
     from tcpenergy.report.ranking import variant_means
 
     if len(runs) == 0:
         return {}
     table = variant_means(runs, list(conditions), x_col, variant_col, [metric_column], level)
+    settings = settings_by(runs if settings_from is None else settings_from, [*conditions, variant_col])
     out: Dict[tuple, Dict[str, Stat]] = {}
     for row in table.to_dict("records"):
         key = tuple(row[c] for c in conditions)
         out.setdefault(key, {})[row[variant_col]] = Stat(
-            float(row["mean"]), float(row["ci_low"]), float(row["ci_high"]), int(row["n"]))
+            float(row["mean"]), float(row["ci_low"]), float(row["ci_high"]), int(row["n"]),
+            settings.get(_group_key(key + (row[variant_col],)), frozenset()))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Which runs a verdict used: settings, n complete / n run, and the minimum of complete runs
+# --------------------------------------------------------------------------------------------
+
+SETTING = "_setting"  # column added by mark_settings: the sweep point a run belongs to
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)) or hasattr(value, "item"):
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            return str(value)
+        return None if math.isnan(x) else round(x, 12)
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def _group_key(values: Sequence[Any]) -> tuple:
+    return tuple(_norm(v) for v in values)
+
+
+def mark_settings(frame):
+    """A copy of ``frame`` with SETTING: (sweep, its label.* values), the same for every seed of
+    one sweep point. Frames derived from it carry the column, so statistics know their settings."""
+    frame = frame.copy()
+    if not len(frame):
+        frame[SETTING] = []
+        return frame
+    labels = sorted(c for c in frame.columns if c.startswith("label."))
+    sweeps = frame["sweep"] if "sweep" in frame.columns else [""] * len(frame)
+    keys = []
+    for sweep, values in zip(sweeps, frame[labels].itertuples(index=False, name=None) if labels
+                             else [()] * len(frame)):
+        keys.append((str(sweep),) + tuple((c, _norm(v)) for c, v in zip(labels, values) if _norm(v) is not None))
+    frame[SETTING] = keys
+    return frame
+
+
+def usable_runs(frame):
+    """The complete runs (status ok and transfer complete) that every statistic uses."""
+    from tcpenergy.experiments.completeness import complete_runs
+
+    return complete_runs(frame)
+
+
+def settings_by(frame, by: Sequence[str]) -> Dict[tuple, frozenset]:
+    """{group key: the settings of the group} for a marked frame (empty without SETTING)."""
+    if SETTING not in getattr(frame, "columns", ()) or not len(frame):
+        return {}
+    out: Dict[tuple, set] = {}
+    cols = list(by)
+    values = frame[cols].itertuples(index=False, name=None) if cols else [()] * len(frame)
+    for key, setting in zip(values, frame[SETTING]):
+        out.setdefault(_group_key(key), set()).add(setting)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def stat_of(frame, values: Sequence[float], level: float = LEVEL) -> Stat:
+    """Mean and interval of ``values`` (one per replicate; Student-t where it stays non-negative,
+    else the project's non-negative interval, ``experiments.stats.interval``: every claim metric is
+    a count, a rate or an energy), carrying the settings of ``frame`` (the runs they came from)."""
+    from tcpenergy.experiments.stats import interval
+
+    vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    settings = frozenset(frame[SETTING]) if SETTING in getattr(frame, "columns", ()) else frozenset()
+    n = len(vals)
+    if n == 0:
+        raise ValueError("no complete runs for this setting")
+    mean = sum(vals) / n
+    if n < 2:
+        return Stat(mean, math.nan, math.nan, n, settings)
+    _, [(low, high)] = interval(vals, (level,), non_negative=True)
+    return Stat(mean, low, high, n, settings)
+
+
+class Usage:
+    """The settings one claim's evaluator read (collected through :func:`note`)."""
+
+    def __init__(self) -> None:
+        self.settings: set = set()
+
+
+_USAGE: ContextVar[Optional[Usage]] = ContextVar("claims_usage", default=None)
+
+
+def note(*items: Any) -> Any:
+    """Record that the current claim used these Stats, {variant: Stat} cells or (marked) frames;
+    returns the first item so that lookups can be wrapped: ``cell = note(stats[key])``."""
+    usage = _USAGE.get()
+    if usage is not None:
+        for item in items:
+            _collect(item, usage.settings)
+    return items[0] if items else None
+
+
+def _collect(item: Any, into: set) -> None:
+    if item is None:
+        return
+    if isinstance(item, Stat):
+        into.update(item.settings)
+    elif isinstance(item, Mapping):
+        for v in item.values():
+            _collect(v, into)
+    elif hasattr(item, "columns"):
+        if SETTING in item.columns and len(item):
+            into.update(item[SETTING])
+    elif isinstance(item, (set, frozenset)):  # a set of settings
+        into.update(item)
+    elif isinstance(item, (list, tuple)):
+        for v in item:
+            _collect(v, into)
+
+
+def _setting_text(setting: tuple) -> str:
+    sweep, *labels = setting
+    parts = [f"{k[len('label.'):] if k.startswith('label.') else k}={v}" for k, v in labels]
+    return f"{sweep} ({', '.join(parts)})" if parts else str(sweep)
+
+
+def enough_complete(runs: int, complete: int) -> bool:
+    """The minimum a setting needs to support a claim: 2/3 of its runs and at least 2 complete."""
+    return complete >= MIN_COMPLETE_RUNS and complete >= MIN_COMPLETE_FRACTION * runs
+
+
+def run_counts(attempted, settings: Iterable[tuple]) -> Tuple[int, int, List[Tuple[tuple, int, int]]]:
+    """(runs, complete, [(setting, runs, complete) for settings with an incomplete or failed run])."""
+    settings = set(settings)
+    if not settings or attempted is None or SETTING not in attempted.columns:
+        return 0, 0, []
+    from tcpenergy.experiments.completeness import usable
+
+    part = attempted[attempted[SETTING].isin(settings)]
+    ok = usable(part)
+    per: Dict[tuple, List[int]] = {}
+    for setting, good in zip(part[SETTING], ok):
+        c = per.setdefault(setting, [0, 0])
+        c[0] += 1
+        c[1] += int(bool(good))
+    short = sorted(((s, r, c) for s, (r, c) in per.items() if c < r), key=lambda t: str(t[0]))
+    return int(len(part)), int(ok.sum()), short
+
+
+def judge(entry: Mapping[str, Any], evaluate: Callable[[], Verdict], attempted=None,
+          quick: bool = False) -> Dict[str, Any]:
+    """Run one evaluator and make its claims.json record: the settings it read are counted
+    (``runs``, ``complete``, said in words in the evidence); a setting with fewer complete runs than
+    :func:`enough_complete` allows turns holds/consistency into does_not_hold; on --quick runs the
+    record is ``indicative``."""
+    usage = Usage()
+    token = _USAGE.set(usage)
+    try:
+        result = evaluate()
+    finally:
+        _USAGE.reset(token)
+    runs, complete, short = run_counts(attempted, usage.settings)
+    if runs:
+        n_settings = len(usage.settings)
+        text = (f" Runs used: {complete} complete of {runs} run, over {n_settings} setting"
+                f"{'s' if n_settings != 1 else ''}.")
+        too_few = [(s, r, c) for s, r, c in short if not enough_complete(r, c)]
+        if short:
+            text += (" Incomplete or failed runs left out of the statistics: "
+                     + "; ".join(f"{_setting_text(s)} {c}/{r} complete" for s, r, c in short[:6])
+                     + (f"; and {len(short) - 6} more settings" if len(short) > 6 else "") + ".")
+        result.evidence = result.evidence.rstrip() + ("" if result.evidence.rstrip().endswith(".") else ".") + text
+        if too_few and result.status in (HOLDS, CONSISTENCY):
+            result = Verdict(DOES_NOT_HOLD, result.evidence,
+                             f"{len(too_few)} setting(s) this claim needs have fewer complete runs than "
+                             f"required (at least {MIN_COMPLETE_FRACTION:.0%} of the runs and at least "
+                             f"{MIN_COMPLETE_RUNS}), so the claim cannot hold on these runs: "
+                             + "; ".join(f"{_setting_text(s)} {c}/{r}" for s, r, c in too_few[:4]) + ".",
+                             result.data)
+    record = claim_record(entry, result)
+    if runs:
+        record["runs"], record["complete"] = runs, complete
+    if quick:
+        record["indicative"] = True
+    return record
 
 
 # --------------------------------------------------------------------------------------------
 # Report section
 # --------------------------------------------------------------------------------------------
 
-_BADGE = {HOLDS: "holds", DOES_NOT_HOLD: "does not hold", NOT_MODELLED: "not modelled"}
-_COUNTED = {HOLDS: "hold", DOES_NOT_HOLD: "do not hold", NOT_MODELLED: "not modelled"}
+_BADGE = {HOLDS: "holds", DOES_NOT_HOLD: "does not hold", CONSISTENCY: "consistency",
+          NOT_MODELLED: "not modelled"}
+_COUNTED = {HOLDS: "hold", DOES_NOT_HOLD: "do not hold", CONSISTENCY: "consistency checks (cannot fail "
+            "in the model, not counted as reproduced)", NOT_MODELLED: "not modelled"}
+SUMMARY_ORDER = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, NOT_MODELLED)
+INDICATIVE_NOTE = ("Indicative verdicts: this is a --quick run (3 seeds per setting instead of 10); verdicts "
+                   "can change on a full run.")
+FOLD_AT = 240  # evidence longer than this (characters) is folded in <details>
+
+
+def anchor(claim_id: str) -> str:
+    """The HTML id of a claim's evidence row."""
+    return "claim-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(claim_id))
+
+
+def _badge(status: str) -> str:
+    return f'<span class="status-{status}">{html.escape(_BADGE[status])}</span>'
+
+
+def _is_indicative(records: Sequence[Mapping[str, Any]]) -> bool:
+    return any(r.get("indicative") for r in records)
+
+
+def summary_section(records: Sequence[Mapping[str, Any]], title: str = "Claims summary") -> Tuple[str, str, str]:
+    """(heading, HTML, Markdown): counts per status, colour-coded (CSS classes status-<status>), and
+    each claim id grouped by status, linking to its evidence row in the checklist."""
+    counts = tally(records)
+    line = ", ".join(f"{counts[s]} {_COUNTED[s]}" for s in SUMMARY_ORDER)
+    note = INDICATIVE_NOTE if _is_indicative(records) else ""
+    md = [f"**{len(records)} claims: {line}.**"] + ([f"*{note}*"] if note else []) + [""]
+    md += ["| status | n | claims |", "|---|---|---|"]
+    rows = []
+    for status in SUMMARY_ORDER:
+        ids = [r["id"] for r in records if r["status"] == status]
+        md.append(f"| {_BADGE[status]} | {len(ids)} | " + ", ".join(f"[{i}](#{anchor(i)})" for i in ids) + " |")
+        links = " ".join(f'<a class="status-{status}" href="#{anchor(i)}">{html.escape(i)}</a>' for i in ids)
+        rows.append(f'<tr><td class="status-{status}">{html.escape(_BADGE[status])}</td>'
+                    f"<td>{len(ids)}</td><td>{links}</td></tr>")
+    body = (f"<p><strong>{len(records)} claims: {html.escape(line)}.</strong></p>\n"
+            + (f'<p class="indicative"><em>{html.escape(note)}</em></p>\n' if note else "")
+            + "<table>\n<thead><tr><th>status</th><th>n</th><th>claims</th></tr></thead>\n<tbody>\n"
+            + "\n".join(rows) + "\n</tbody>\n</table>")
+    return (title, body, "\n".join(md))
+
+
+def _fold(text: str) -> str:
+    text = str(text or "")
+    if len(text) <= FOLD_AT:
+        return html.escape(text)
+    head = text[:FOLD_AT].rsplit(" ", 1)[0]
+    return f"<details><summary>{html.escape(head)} …</summary>{html.escape(text)}</details>"
 
 
 def checklist_section(records: Sequence[Mapping[str, Any]], intro: str) -> Tuple[str, str, str]:
-    """(heading, HTML, Markdown) of the claims checklist for ``write_report(extra_sections=...)``."""
+    """(heading, HTML, Markdown) of the claims checklist for ``write_report(extra_sections=...)``:
+    one row per claim (id anchored for the summary's links), long evidence folded."""
     counts = tally(records)
-    summary = ", ".join(f"{counts[s]} {_COUNTED[s]}" for s in STATUSES)
-    md = [intro, "", f"**{len(records)} claims: {summary}.**", "",
-          "| id | where | claim | status | evidence | explanation |", "|---|---|---|---|---|---|"]
+    summary = ", ".join(f"{counts[s]} {_COUNTED[s]}" for s in SUMMARY_ORDER)
+    note = INDICATIVE_NOTE if _is_indicative(records) else ""
+    md = [intro, ""] + ([f"*{note}*", ""] if note else []) + [f"**{len(records)} claims: {summary}.**", "",
+          "| id | source | claim | status | runs | evidence | explanation |", "|---|---|---|---|---|---|---|"]
     rows = []
     for r in records:
-        cells = [r["id"], r.get("where") or "", r["claim"], _BADGE[r["status"]], r["evidence"],
-                 r.get("explanation") or ""]
+        runs = f"{r['complete']}/{r['runs']}" if r.get("runs") else ""
+        cells = [r["id"], r.get("source") or r.get("where") or "", r["claim"], _BADGE[r["status"]], runs,
+                 r["evidence"], r.get("explanation") or ""]
         md.append("| " + " | ".join(_md(c) for c in cells) + " |")
-        rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
-    body = (f"<p>{html.escape(intro)}</p>\n<p><strong>{len(records)} claims: {html.escape(summary)}."
-            "</strong></p>\n<table>\n<thead><tr><th>id</th><th>where</th><th>claim</th><th>status</th>"
-            "<th>evidence</th><th>explanation</th></tr></thead>\n<tbody>\n" + "\n".join(rows)
-            + "\n</tbody>\n</table>")
+        rows.append(f'<tr id="{anchor(r["id"])}"><td>{html.escape(r["id"])}</td>'
+                    f"<td>{html.escape(str(cells[1]))}</td><td>{html.escape(r['claim'])}</td>"
+                    f'<td class="status-{r["status"]}">{html.escape(_BADGE[r["status"]])}</td>'
+                    f"<td>{html.escape(runs)}</td><td>{_fold(r['evidence'])}</td>"
+                    f"<td>{_fold(r.get('explanation') or '')}</td></tr>")
+    body = (f"<p>{html.escape(intro)}</p>\n"
+            + (f'<p class="indicative"><em>{html.escape(note)}</em></p>\n' if note else "")
+            + f"<p><strong>{len(records)} claims: {html.escape(summary)}."
+            "</strong></p>\n<table>\n<thead><tr><th>id</th><th>source</th><th>claim</th><th>status</th>"
+            "<th>runs (complete/run)</th><th>evidence</th><th>explanation</th></tr></thead>\n<tbody>\n"
+            + "\n".join(rows) + "\n</tbody>\n</table>")
     return ("Claims checklist", body, "\n".join(md))
 
 

@@ -10,10 +10,24 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from tcpenergy.reproduce import _toml
 
-# FreeBSD 4.3's default socket buffers (net.inet.tcp.sendspace = 32 KiB, recvspace = 64 KiB), which
-# ttcp leaves alone unless told otherwise: the send buffer holds every unacknowledged byte, so no
-# more than 32 KiB is ever in flight. Seeds 000 and 002 ran ttcp on FreeBSD 4.3.
-FREEBSD43_SOCKET_BUFFERS = {"send_buffer": "32KiB", "receive_buffer": "64KiB"}
+# The testbeds' TCP stacks as `tcp.stack` presets (docs/models/tcp.md, "Stack presets"): the
+# timer ticks, RTO bounds, delayed ACK, initial window and the default socket buffers, which ttcp
+# leaves alone (FreeBSD's 32 KiB send buffer holds every unacknowledged byte, so no more than
+# 32 KiB is ever in flight). Seeds 000 and 002 ran ttcp on FreeBSD 4.3; seed 003 ran RedHat 6.1
+# (Linux 2.2).
+FREEBSD43 = {"stack": "freebsd-4.3"}
+LINUX22 = {"stack": "linux-2.2"}
+
+
+def random_phase(impairment: Dict[str, Any], group: Optional[str] = None) -> Dict[str, Any]:
+    """A periodic impairment (``periodic_burst``, ``outage``) with a per-run random phase in
+    [0, every): a testbed's script never starts in lock-step with a transfer, and a perfectly
+    periodic channel can phase-lock with a doubled retransmission timer. Impairments given the
+    same ``group`` share one phase (one route failing in both directions at once)."""
+    out = dict(impairment, offset="random")
+    if group is not None:
+        out["phase_group"] = group
+    return out
 
 
 @dataclass
@@ -111,9 +125,10 @@ def load_runs(store_path: Path):
             close()
 
 
-def select_runs(frame, exps: Sequence[Experiment]):
+def select_runs(frame, exps: Sequence[Experiment], all_runs: bool = False):
     """The ok runs of these sweeps with their seeds, by this engine version (a store may hold more:
-    a full run's seeds, or runs of an older engine)."""
+    a full run's seeds, or runs of an older engine). ``all_runs``: every attempted run, failed ones
+    included (the claims count n complete / n run from it)."""
     import pandas as pd
 
     from tcpenergy import engine_version
@@ -123,7 +138,7 @@ def select_runs(frame, exps: Sequence[Experiment]):
     parts = []
     for exp in exps:
         part = frame[(frame["sweep"] == exp.name) & frame["seed"].isin(exp.seed_list())]
-        if "status" in part:
+        if "status" in part and not all_runs:
             part = part[part["status"] == "ok"]
         parts.append(part)
     return pd.concat(parts, ignore_index=True) if parts else frame.iloc[0:0]

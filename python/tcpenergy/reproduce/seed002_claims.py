@@ -1,11 +1,13 @@
 """The S002 claims (data/claims_s002.yaml), each judged from the seed-002 runs by an explicit rule.
 
 Statistics: per condition x MTU (x loss) x variant, per seed the mean over the RTT ranges, then the
-mean over seeds with a 95 % Student-t interval (``seed002.over_rtt``); per-range claims use the
-per-range means over seeds. Relations use ``claims.relation_holds`` ('<' means ordered with
-disjoint intervals, '~=' overlapping intervals). Ratio claims ("~= 2.5x") hold when the ratio of
-the means is within RATIO_TOL (relative) of the paper's value; stated ranges are widened by the
-same tolerance. docs/reproduce/seed-002.md lists every rule.
+mean over seeds with a 95 % Student-t interval (``seed002.over_rtt``), complete runs only; per-range
+claims use the per-range means over seeds. The paper ran every setting at least ten times and
+computed 95 % intervals "to get statistically significant results", so its relations are judged on
+significance (``BASIS``): '<' means ordered with disjoint 95 % intervals, '~=' overlapping
+intervals. Ratio claims ("~= 2.5x") hold when the ratio of the means is within RATIO_TOL (relative)
+of the paper's value; stated ranges are widened by the same tolerance. docs/reproduce/seed-002.md
+lists every rule.
 """
 
 from __future__ import annotations
@@ -29,39 +31,53 @@ NAMES = {"sack": "SACK", "ecn-elfn": "ECN-ELFN"}
 R1, R5 = S.REORDER + "-1pct", S.REORDER + "-5pct"
 
 
-class Data:
-    """Cached statistics over the annotated seed-002 frame."""
+BASIS = C.SIGNIFICANCE  # the paper reports statistically significant results with 95 % intervals
+CELL = [S.CONDITION, "path.mtu", S.LOSS, "tcp.variant"]
 
-    def __init__(self, runs):
+
+class Data:
+    """Cached statistics over the annotated seed-002 frame (complete runs); every statistic read
+    is noted as used by the claim being judged (run counts)."""
+
+    def __init__(self, runs, attempted=None):
         self.frame = S.annotate(runs) if len(runs) else runs
+        attempted = runs if attempted is None else attempted
+        # Every attempted run, annotated: settings none of whose runs completed still count.
+        self.attempted = S.annotate(attempted) if len(attempted) else attempted
         self._cache: Dict[str, Dict] = {}
-        self._range_cache: Dict[str, Dict] = {}
+        self._settings = C.settings_by(self.attempted, CELL) if len(self.attempted) else {}
 
     def stat(self, metric: str, cond: str, mtu: int, loss: Optional[float], variant: str) -> Optional[C.Stat]:
         if metric not in self._cache:
             self._cache[metric] = S.over_rtt(self.frame, COLUMNS[metric]) if len(self.frame) else {}
+        settings = self._settings.get(C._group_key((cond, mtu, loss, variant)), frozenset())
+        C.note(settings)  # counted even when none of its runs completed
         got = self._cache[metric].get((cond, mtu, loss, variant))
-        return None if got is None else _to_stat(got)
+        if got is None:
+            return None
+        return _to_stat(got, settings)
 
     def range_stat(self, metric: str, cond: str, mtu: int, loss: Optional[float], variant: str,
                    low: int) -> Optional[C.Stat]:
-        f = self.frame
-        if not len(f):
+        def select(f):
+            part = f[(f[S.CONDITION] == cond) & (f["path.mtu"] == mtu) & (f["tcp.variant"] == variant)
+                     & (f[S.RANGE].str.startswith(f"{low}-"))]
+            return part if loss is None else part[(part[S.LOSS] - loss).abs() < 1e-9]
+
+        if not len(self.frame):
             return None
-        part = f[(f[S.CONDITION] == cond) & (f["path.mtu"] == mtu) & (f["tcp.variant"] == variant)
-                 & (f[S.RANGE].str.startswith(f"{low}-"))]
-        if loss is not None:
-            part = part[(part[S.LOSS] - loss).abs() < 1e-9]
+        every = select(self.attempted)
+        C.note(every)
+        part = select(self.frame)
         if not len(part):
             return None
-        return _to_stat(S._mean_ci(part[COLUMNS[metric]].tolist()))
+        settings = frozenset(every[C.SETTING]) if C.SETTING in every.columns else frozenset()
+        return _to_stat(S._mean_ci(part[COLUMNS[metric]].tolist()), settings)
 
 
-def _to_stat(t: Tuple[float, float, int]) -> C.Stat:
-    mean, half, n = t
-    if half != half:
-        return C.Stat(mean, math.nan, math.nan, n)
-    return C.Stat(mean, mean - half, mean + half, n)
+def _to_stat(t: Tuple[float, float, float, int], settings: frozenset = frozenset()) -> C.Stat:
+    mean, low, high, n = t
+    return C.Stat(mean, low, high, n, settings)
 
 
 def _txt(metric: str, s: Optional[C.Stat]) -> str:
@@ -89,9 +105,9 @@ def rel(d: Data, metric: str, cond: str, mtu: int, loss: Optional[float], a: str
         parts: List[str]) -> bool:
     """metric[a] op metric[b] in one cell; appends the evidence text to ``parts``."""
     sa, sb = _need(d.stat(metric, cond, mtu, loss, a)), _need(d.stat(metric, cond, mtu, loss, b))
-    ok = C.relation_holds(sa, op, sb)
+    ok = C.relation_holds(sa, op, sb, BASIS)
     parts.append(f"{_cell(cond, mtu, loss)}: {metric} {NAMES[a]} {_txt(metric, sa)} vs {NAMES[b]} "
-                 f"{_txt(metric, sb)} {UNITS.get(metric, '')} -> found {NAMES[a]} {C.found_relation(sa, sb)} "
+                 f"{_txt(metric, sb)} {UNITS.get(metric, '')} -> found {NAMES[a]} {C.found_relation(sa, sb, BASIS)} "
                  f"{NAMES[b]} ({'ok' if ok else 'fails'} for {op})")
     return ok
 
@@ -151,33 +167,58 @@ BURSTY_CELLS = [(S.BURSTY, m, None) for m in S.MTUS]
 ALL_CELLS = ROUTE_CELLS + REORDER_CELLS + LOSS_CELLS + BURSTY_CELLS + CONG_CELLS
 
 
+SAVING_RANGE = (0.20, 5.00)  # S002-C01: "energy savings range from 20 % to 500 %"
+
+
 def c01(d):
-    wins, parts, savings = 0, [], []
+    """Real wins only (goodput higher AND E_A lower, both significant), in most cells; the savings
+    E_A[SACK]/E_A[ECN-ELFN] - 1 of the winning cells within the paper's 20-500 % (widened by RATIO_TOL)."""
+    wins, parts, savings = [], [], {}
+    missing = []
     for cond, mtu, loss in ALL_CELLS:
         p: List[str] = []
-        if rel(d, "tau", cond, mtu, loss, "ecn-elfn", ">=", "sack", p) and \
-                rel(d, "E_A", cond, mtu, loss, "ecn-elfn", "<=", "sack", p):
-            wins += 1
-        savings.append(ratio(d, "E_A", cond, mtu, loss, "sack", "ecn-elfn"))
-    best = max(savings)
-    parts.append(f"ECN-ELFN not worse on goodput and E_A in {wins} of {len(ALL_CELLS)} condition cells")
-    parts.append(f"E_A[SACK]/E_A[ECN-ELFN] ranges {min(savings):.2f}-{best:.2f}")
-    ok = wins > len(ALL_CELLS) / 2 and best >= 1.2
-    return _v(ok, parts, "in more than half of the condition cells ECN-ELFN's goodput is not significantly "
-                         "lower and its E_A not significantly higher, and the largest E_A saving is at least 20 %",
-              "ECN-ELFN is not at least as good in most cells, or no cell saves 20 %.")
+        try:
+            faster = rel(d, "tau", cond, mtu, loss, "ecn-elfn", ">", "sack", p)
+            cheaper = rel(d, "E_A", cond, mtu, loss, "ecn-elfn", "<", "sack", p)
+        except Missing:  # no complete runs: not a win
+            missing.append(_cell(cond, mtu, loss))
+            continue
+        if faster and cheaper:
+            wins.append((cond, mtu, loss))
+            savings[(cond, mtu, loss)] = ratio(d, "E_A", cond, mtu, loss, "sack", "ecn-elfn") - 1
+    low, high = SAVING_RANGE[0] * (1 - RATIO_TOL), SAVING_RANGE[1] * (1 + RATIO_TOL)
+    most = len(wins) > len(ALL_CELLS) / 2
+    in_range = bool(savings) and all(low <= v <= high for v in savings.values())
+    parts.append(f"ECN-ELFN has significantly higher goodput AND significantly lower E_A in {len(wins)} of "
+                 f"{len(ALL_CELLS)} condition cells" + (f" ({len(missing)} cells without complete runs for a "
+                                                         f"variant: {', '.join(missing)})" if missing else ""))
+    if savings:
+        outside = [f"{_cell(*k)} {v:+.0%}" for k, v in savings.items() if not low <= v <= high]
+        parts.append(f"E_A savings of the winning cells range {min(savings.values()):+.0%} to "
+                     f"{max(savings.values()):+.0%}" + (f"; outside {low:.0%}-{high:.0%}: " + ", ".join(outside[:8])
+                                                          + (" ..." if len(outside) > 8 else "") if outside else ""))
+    return _v(most and in_range, parts,
+              f"ECN-ELFN wins (goodput higher and E_A lower, disjoint 95 % intervals) in more than half of the "
+              f"condition cells, and every winning cell's saving E_A[SACK]/E_A[ECN-ELFN] - 1 lies in the paper's "
+              f"{SAVING_RANGE[0]:.0%}-{SAVING_RANGE[1]:.0%} widened by {RATIO_TOL:.0%} ({low:.0%}-{high:.0%})",
+              "ECN-ELFN does not win in most cells, or the savings fall outside the paper's 20-500 % (our "
+              "route-failure savings are far larger: SACK's backed-off timer keeps it idle through outages).")
 
 
 def c02(d):
+    C.note(d.attempted)
     f = d.frame
     gap = (f[COLUMNS["E_A"]] - f[COLUMNS["E_I"]]).astype(float)
     inv = 1.0 / f[COLUMNS["tau"]].astype(float).clip(lower=1e-9)
     r = float(gap.corr(inv))
     nonneg = bool((gap >= -1e-9).all())
     parts = [f"over {len(f)} runs: E_A >= E_I in every run: {nonneg}; Pearson r(E_A - E_I, 1/goodput) = {r:.3f}"]
-    return _v(nonneg and r > 0.95, parts, "E_A - E_I (the idle part) is never negative and correlates with "
-                                          "1/goodput with r > 0.95 (E_A ~ P_idle/tau + E_I)",
-              "The idle part of E_A does not track 1/goodput closely.")
+    ok = nonneg and r > 0.95
+    return C.consistency(ok, "Rule: E_A - E_I (the idle part) is never negative and correlates with 1/goodput with "
+                         "r > 0.95 (E_A ~ P_idle/tau + E_I). " + "; ".join(parts),
+                         "in the energy model E_A - E_I is the idle power times the idle time, which is the "
+                         "transfer time B/goodput minus the busy time, so it tracks 1/goodput by construction.",
+                         "The idle part of E_A does not track 1/goodput closely (an accounting inconsistency).")
 
 
 def _all(d, cells, tests, rule, why=""):
@@ -229,20 +270,44 @@ def c06(d):
     ea = f[COLUMNS["E_A"]].astype(float)
     inv = 1.0 / f[COLUMNS["tau"]].astype(float).clip(lower=1e-9)
     r = float(ea.corr(inv))
-    return _v(r > 0.9, [f"route-failure runs ({len(f)}): Pearson r(E_A, 1/goodput) = {r:.3f}"],
-              "r(E_A, 1/goodput) > 0.9 over the route-failure runs", "E_A does not track 1/goodput.")
+    C.note(d.attempted[d.attempted[S.CONDITION] == S.ROUTE])
+    return C.consistency(r > 0.9, f"Rule: r(E_A, 1/goodput) > 0.9 over the route-failure runs. route-failure runs "
+                         f"({len(f)}): Pearson r(E_A, 1/goodput) = {r:.3f}",
+                         "with the idle power drawn for the whole transfer, E_A per bit is close to "
+                         "P_idle / goodput in the energy model, so it cannot fail to track 1/goodput.",
+                         "E_A does not track 1/goodput.")
 
 
 def c07(d):
+    """'No route-failure-induced timeouts and no unnecessary retransmissions' for ECN-ELFN, 'many
+    timeouts during route failure' for SACK: compare each variant under route failure with the same
+    random loss without route failure, in every MTU x loss cell."""
     parts, ok = [], True
-    for mtu in S.MTUS:
-        te = _need(d.stat("Timeouts", S.ROUTE, mtu, 0.01, E)).mean
-        ts = _need(d.stat("Timeouts", S.ROUTE, mtu, 0.01, K)).mean
-        ok &= ts >= 1 and te <= 0.1 * ts
-        parts.append(f"MTU {mtu}, 1 % loss: timeouts/run SACK {ts:.2f}, ECN-ELFN {te:.2f}")
-    return _v(ok, parts, "route failure at 1 % loss (where losses rarely cause timeouts): SACK has at least one "
-                         "timeout per run and ECN-ELFN at most a tenth of SACK's; 'no unnecessary retransmissions' "
-                         "is not judged separately", "ECN-ELFN still times out during outages, or SACK does not.")
+    for _, mtu, loss in ROUTE_CELLS:
+        if any(d.stat(m, c, mtu, loss, v) is None for m in ("Timeouts", "Retx") for c in (S.ROUTE, S.RANDOM)
+               for v in S.VARIANTS):
+            ok = False
+            parts.append(f"MTU {mtu}, {loss:.0%} loss: no complete runs for a variant (fails)")
+            continue
+        for metric in ("Timeouts", "Retx"):
+            re_, rr = (_need(d.stat(metric, c, mtu, loss, E)) for c in (S.ROUTE, S.RANDOM))
+            good = C.relation_holds(re_, "<=", rr, BASIS)
+            ok &= good
+            parts.append(f"MTU {mtu}, {loss:.0%} loss, ECN-ELFN {metric} per run with route failure "
+                         f"{_txt(metric, re_)} vs without {_txt(metric, rr)} "
+                         f"({'ok: not significantly more' if good else 'fails: significantly more'})")
+        se, sr = (_need(d.stat("Timeouts", c, mtu, loss, K)) for c in (S.ROUTE, S.RANDOM))
+        good = C.relation_holds(se, ">", sr, BASIS)
+        ok &= good
+        parts.append(f"MTU {mtu}, {loss:.0%} loss, SACK timeouts per run with route failure {_txt('Timeouts', se)} "
+                     f"vs without {_txt('Timeouts', sr)} "
+                     f"({'ok: significantly more' if good else 'fails: not significantly more'})")
+    return _v(ok, parts, "in every route-failure cell (MTU x loss), ECN-ELFN's timeouts and retransmissions per run "
+                         "are not significantly above those under the same random loss without route failure "
+                         "(no timeouts or retransmissions induced by the route failures), and SACK's timeouts are "
+                         "significantly above (disjoint 95 % intervals)",
+              "ECN-ELFN still has route-failure-induced timeouts or retransmissions, or SACK has none (see "
+              "the parts marked fails).")
 
 
 def c20(d):
@@ -345,11 +410,11 @@ def _table5(mtu, loss):
             ptx, pto = S.PAPER_TABLE5[(v, mtu, loss)]
             tx, to = _need(d.stat("Tx", S.RANDOM, mtu, loss, v)).mean, _need(d.stat("Timeouts", S.RANDOM, mtu, loss, v)).mean
             tx_ok = abs(tx - ptx) <= 0.15 * ptx
-            to_ok = (to < 1 and pto < 1) or (pto / 3 <= to <= pto * 3)
+            to_ok = pto / 3 <= to <= pto * 3
             ok &= tx_ok and to_ok
             parts.append(f"{NAMES[v]}: transmissions {tx:.0f} (paper {ptx:g}), timeouts {to:.2f} (paper {pto:g})")
         return _v(ok, parts, "random loss, averaged over the RTT ranges: each variant's transmissions within 15 % "
-                             "of the paper's and its timeouts within a factor 3 (or both below 1 per run)",
+                             "of the paper's and its timeouts within a factor 3 of the paper's",
                   "Our counts differ from the paper's beyond the tolerance.")
     return judge
 
@@ -380,25 +445,36 @@ def c34(d):
 def c53(d):
     parts, ok = [], True
     r1 = ratio(d, "E_A", S.RANDOM, 1500, 0.01, K, E)
-    ok &= 1.0 < r1 <= 1.1 * (1 + RATIO_TOL) + 0.1
-    parts.append(f"MTU 1500, 1 % loss: E_A[SACK]/E_A[ECN-ELFN] = {r1:.2f}")
+    ok &= near(r1 - 1, 0.10)
+    parts.append(f"MTU 1500, 1 % loss: E_A[SACK]/E_A[ECN-ELFN] = {r1:.3f} (saving {r1 - 1:+.1%})")
     for mtu in S.MTUS:
         r10 = ratio(d, "E_A", S.RANDOM, mtu, 0.10, K, E)
         ok &= within(r10, 2, 8)
         parts.append(f"MTU {mtu}, 10 % loss: ratio {r10:.2f}")
-    return _v(ok, parts, f"random loss: the E_A ratio SACK/ECN-ELFN at 1 % loss (MTU 1500) in (1, 1.475] "
-                         f"(about 10 %, widened by {RATIO_TOL:.0%} and 0.1) and at 10 % loss in [2, 8] widened by "
+    return _v(ok, parts, f"random loss: the E_A saving SACK/ECN-ELFN - 1 at 1 % loss (MTU 1500) within "
+                         f"{RATIO_TOL:.0%} of 10 % (7.5-12.5 %), and the ratio at 10 % loss in [2, 8] widened by "
                          f"{RATIO_TOL:.0%}, both MTUs", "The E_A ratios are not in the stated ranges.")
 
 
 def c54(d):
+    """'The improvement in E_I is at best 33 %': a bound on an improvement, so there must be one (some
+    cell with ECN-ELFN's E_I significantly below SACK's), and the largest must be at most 33 % (+tol)."""
     gains = {(c, m, l): _gap(d, "E_I", c, m, l) for c, m, l in LOSS_CELLS}
+    improved = [k for k in LOSS_CELLS if C.relation_holds(_need(d.stat("E_I", *k, E)), "<",
+                                                          _need(d.stat("E_I", *k, K)), BASIS)]
     best = max(gains.values())
     where = max(gains, key=gains.get)
-    return _v(best <= 0.33 * (1 + RATIO_TOL), [f"largest E_I improvement (SACK-ECN)/SACK over the Table 6 cells: "
-                                               f"{best:+.1%} ({_cell(*where)})"],
-              f"the largest relative E_I improvement over the random-loss cells is at most 33 % (+{RATIO_TOL:.0%})",
-              "ECN-ELFN improves E_I by more than a third somewhere.")
+    bound = 0.33 * (1 + RATIO_TOL)
+    ok = bool(improved) and best <= bound
+    parts = ["E_I improvement (SACK-ECN)/SACK per Table 6 cell: " + ", ".join(f"{_cell(*k)} {v:+.1%}"
+                                                                              for k, v in gains.items()),
+             f"largest {best:+.1%} ({_cell(*where)}); cells where ECN-ELFN's E_I is significantly lower: "
+             f"{len(improved)}"]
+    return _v(ok, parts, f"there is an improvement (in at least one random-loss cell ECN-ELFN's E_I is below "
+                         f"SACK's, disjoint 95 % intervals) and the largest relative improvement is at most 33 % "
+                         f"(+{RATIO_TOL:.0%}); a bound on an improvement that does not exist is not reproduced",
+              "ECN-ELFN never improves E_I significantly in our runs, so the bound has nothing to bound"
+              if not improved else "ECN-ELFN improves E_I by more than a third somewhere.")
 
 
 def c55(d):
@@ -457,6 +533,7 @@ def c60(d):
     # window at least once (a run at high background loss may never build a queue to mark).
     f = d.frame[(d.frame[S.CONDITION] == S.CONGESTION)]
     e = f[f["tcp.variant"] == E]
+    C.note(d.attempted[(d.attempted[S.CONDITION] == S.CONGESTION) & (d.attempted["tcp.variant"] == E)])
     marked = e["path.forward.marked_ce"].astype(float) > 0
     reductions = e[COLUMNS["ecn"]].astype(float)
     runs_ok = bool(len(e)) and bool((reductions[marked] > 0).all())
@@ -501,10 +578,11 @@ def c61(d):
         for metric in ("E_I", "Retx"):
             a = _need(d.range_stat(metric, S.CONGESTION, 1500, loss, E, 10))
             b = _need(d.range_stat(metric, S.CONGESTION, 1500, loss, E, 120))
-            ok &= b.mean > a.mean
-            parts.append(f"{loss:.0%} loss {metric}: 15 ms {a.mean:.3g}, 130 ms {b.mean:.3g}")
-    return _v(ok, parts, "congestion, MTU 1500, ECN-ELFN, each loss rate: mean E_I and retransmissions higher "
-                         "at 130 ms than at 15 ms", "E_I or retransmissions do not grow with RTT.")
+            good = C.relation_holds(b, ">", a, BASIS)
+            ok &= good
+            parts.append(f"{loss:.0%} loss {metric}: 15 ms {a.text()}, 130 ms {b.text()} ({'ok' if good else 'fails'})")
+    return _v(ok, parts, "congestion, MTU 1500, ECN-ELFN, each loss rate: E_I and retransmissions higher at 130 ms "
+                         "than at 15 ms, disjoint 95 % intervals", "E_I or retransmissions do not grow with RTT.")
 
 
 def c62(d):
@@ -557,19 +635,21 @@ TABLE_CELLS = {f"S002-C{i:02d}" for i in list(range(8, 20)) + list(range(35, 53)
 
 
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
-    d = Data(runs)
-    out = []
-    for entry in entries:
-        cid = entry["id"]
-        try:
-            if cid in TABLE_CELLS:
-                result = table_cell(entry, d)
-            elif cid in EVALUATORS:
-                result = EVALUATORS[cid](d)
-            else:  # pragma: no cover - every S002 id has a rule above
-                raise KeyError(cid)
-        except Missing:
-            result = C.Verdict(C.DOES_NOT_HOLD, "Some runs this claim needs are missing or failed.",
-                               "No data to judge the claim (runs missing or failed); rerun to retry them.")
-        out.append(C.claim_record(entry, result))
-    return out
+    """One claims.json record per entry. ``runs``: every attempted run (failed and incomplete
+    included); statistics use the complete runs, each record counts n complete / n run."""
+    attempted = C.mark_settings(runs)
+    d = Data(C.usable_runs(attempted), attempted)
+    return [C.judge(entry, lambda entry=entry: _one(d, entry), attempted, quick) for entry in entries]
+
+
+def _one(d: Data, entry: Mapping[str, Any]) -> C.Verdict:
+    cid = entry["id"]
+    try:
+        if cid in TABLE_CELLS:
+            return table_cell(entry, d)
+        if cid in EVALUATORS:
+            return EVALUATORS[cid](d)
+        raise KeyError(cid)  # pragma: no cover - every S002 id has a rule above
+    except Missing:
+        return C.Verdict(C.DOES_NOT_HOLD, "Some runs this claim needs are missing, failed or incomplete.",
+                         "No complete runs to judge the claim from; rerun to retry failed runs.")
