@@ -33,7 +33,7 @@ def reproduce_command(
 ) -> None:
     """Run a seed paper's experiments, check its claims, and write a report.
 
-    Re-running with the same --out resumes: finished runs are not run again.
+    Re-running with the same --out resumes: runs already stored are not run again.
     """
     if paper not in known_papers():
         _fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
@@ -56,17 +56,26 @@ def reproduce_command(
             outcome = reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part,
                                 log=lambda message: typer.echo(message, err=True))
         except KeyboardInterrupt:
-            typer.echo("interrupted: every run finished so far is stored in "
+            typer.echo("interrupted: every run that ended so far is stored in "
                        f"{out / 'runs.duckdb'}; run the same command again to resume", err=True)
             raise typer.Exit(130) from None
     tally = outcome.tally
     typer.echo(f"{paper}: {sum(tally.values())} claims: {tally['holds']} hold, "
                f"{tally['does_not_hold']} do not hold, {tally.get('consistency', 0)} consistency checks, "
                f"{tally['not_modelled']} not modelled "
-               f"({outcome.runs} runs, {outcome.wall_s:.1f} s)")
+               f"({outcome.runs} runs, {_completeness(outcome)}, {outcome.wall_s:.1f} s)")
     typer.echo(f"claims: {out / 'claims.json'}")
     typer.echo(f"report: {out / 'report' / 'index.html'}")
+    if outcome.incomplete_runs:
+        typer.echo(f"{outcome.incomplete_runs} runs stopped at their stop_after cap before the transfer "
+                   "completed: they are left out of every statistic and listed in the report", err=True)
     if outcome.failed_runs:
         typer.echo(f"{outcome.failed_runs} runs failed (stored with their error; re-run to retry them)",
                    err=True)
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _completeness(outcome) -> str:
+    if not outcome.incomplete_runs:
+        return "all complete"
+    return f"{outcome.runs - outcome.incomplete_runs} complete, {outcome.incomplete_runs} incomplete"

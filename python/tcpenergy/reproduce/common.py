@@ -71,6 +71,14 @@ class Outcome:
     wall_s: float
     report_files: List[Path]
     failed_runs: int = 0
+    incomplete_runs: int = 0  # ran to the stop_after cap; counted and listed, never averaged in
+
+
+def incomplete_count(runs) -> int:
+    """How many of these (ok) runs stopped before their transfer completed."""
+    from tcpenergy.experiments.completeness import usable
+
+    return int((~usable(runs)).sum()) if len(runs) else 0
 
 
 def write_experiment(exp: Experiment, directory: Path, paper_id: str) -> Path:

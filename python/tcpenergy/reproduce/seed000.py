@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, load_runs, output_layout, random_phase,
-                                        run_experiments, select_runs, table_section)
+from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, incomplete_count, load_runs, output_layout,
+                                        random_phase, run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-000"
 TITLE = "Reproduction of seed 000: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"
@@ -234,7 +234,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     tally = claims_mod.tally(results)
     files = write_report(runs, results, out_dir, exps, quick=quick)
     wall = time.perf_counter() - started
-    return Outcome(out_dir, results, tally, len(runs), wall, files, failed)
+    return Outcome(out_dir, results, tally, len(runs), wall, files, failed, incomplete_count(runs))
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, load_runs, output_layout, random_phase,
-                                        run_experiments, select_runs, table_section)
+from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, incomplete_count, load_runs, output_layout,
+                                        random_phase, run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-002"
 TITLE = "Reproduction of seed 002: energy of TCP-SACK and TCP-ECN-ELFN over a 4-node ad hoc chain"
@@ -423,4 +423,4 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     files = write_report(runs, out_dir, exps, quick=quick, extra=[claims_mod.checklist_section(results, intro)],
                          summary=claims_mod.summary_section(results))
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed)
+                   files, failed, incomplete_count(runs))

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (LINUX22, Experiment, Outcome, load_runs, output_layout, run_experiments,
-                                        select_runs, table_section)
+from tcpenergy.reproduce.common import (LINUX22, Experiment, Outcome, incomplete_count, load_runs, output_layout,
+                                        run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-003"
 TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
@@ -130,7 +130,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     files = write_report(runs, results, out_dir, exps, quick=quick)
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed)
+                   files, failed, incomplete_count(runs))
 
 
 # --------------------------------------------------------------------------------------------
