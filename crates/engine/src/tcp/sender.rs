@@ -411,8 +411,12 @@ impl Sender {
     }
 
     fn may_enter_recovery(&self) -> bool {
-        // RFC 6582 §3.2 step 1 / RFC 6675 §5: only when the ACK covers more than `recover`.
-        !self.recovery.guards_with_recover() || self.tcb.snd_una > self.tcb.recover || self.tcb.recover == ISS
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: only when the cumulative ACK covers more than
+        // `recover`, the highest sequence number sent when recovery (or the timeout) began. We
+        // keep `recover` as snd_max then, one past that sequence number, so an ACK equal to it
+        // already covers it: after a go-back-N that has repaired everything sent before the
+        // timeout, a loss of the first new segment can be fast-retransmitted.
+        !self.recovery.guards_with_recover() || self.tcb.snd_una >= self.tcb.recover
     }
 
     fn on_duplicate_ack(&mut self, now: SimTime, _cpu: &mut CpuMeter) {
