@@ -11,6 +11,7 @@
 
 from tcpenergy._version import __version__, engine_version
 from tcpenergy.api import load_scenario, run, run_traced, to_frame, validate
+from tcpenergy.calibration import calibrate
 from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
 from tcpenergy.scenario import Scenario
 
@@ -42,4 +43,5 @@ __all__ = [
     "open_store",
     "load_sweep",
     "summarize",
+    "calibrate",
 ]

@@ -164,6 +164,7 @@ def profiles_command(
 # Commands defined in their own modules register themselves on `app` when imported; they import
 # this module's helpers, so the imports come after everything above is defined.
 from tcpenergy import cli_experiments, cli_report, cli_reproduce  # noqa: E402,F401
+from tcpenergy import cli_calibrate  # noqa: E402,F401
 
 
 def main() -> None:

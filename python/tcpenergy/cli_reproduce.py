@@ -30,10 +30,20 @@ def reproduce_command(
     part: Annotated[Optional[str], typer.Option("--part", metavar="PART",
                                                 help="Part of a paper split into parts (seed-003: options; "
                                                      "battery-lifetime and rts-cts are not built yet).")] = None,
+    sensitivity: Annotated[Optional[str], typer.Option(
+        "--sensitivity", metavar="KEY",
+        help="Sweep one device-profile figure (a dotted profile key such as cpu.cycles.sack_block_processed, "
+             "platform.base_power_w) in both nodes' profiles and say where each energy claim holds; writes "
+             "OUT/sensitivity/KEY/. See docs/reproduce/README.md.")] = None,
+    values: Annotated[Optional[str], typer.Option(
+        "--values", metavar="V1,V2,...",
+        help="With --sensitivity: the values to sweep (non-negative numbers; default: the key's registered "
+             "sweep). The profile's own value is always added.")] = None,
 ) -> None:
     """Run a seed paper's experiments, check its claims, and write a report.
 
-    Re-running with the same --out resumes: runs already stored are not run again.
+    Re-running with the same --out resumes: runs already stored are not run again. With --sensitivity
+    KEY, the reproduction is run once per value of that profile figure instead.
     """
     if paper not in known_papers():
         _fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
@@ -49,6 +59,11 @@ def reproduce_command(
         _fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
     if out.exists() and not out.is_dir():
         _fail(f"--out: {out} exists and is not a directory", EXIT_USAGE)
+    if values is not None and sensitivity is None:
+        _fail("--values needs --sensitivity KEY (the profile figure the values are for)", EXIT_USAGE)
+    if sensitivity is not None:
+        _sensitivity(paper, out, sensitivity, values, quick, jobs, part)
+        return
     from tcpenergy.reproduce import reproduce
 
     with _reporting_errors():
@@ -79,3 +94,60 @@ def _completeness(outcome) -> str:
     if not outcome.incomplete_runs:
         return "all complete"
     return f"{outcome.runs - outcome.incomplete_runs} complete, {outcome.incomplete_runs} incomplete"
+
+
+def _sensitivity(paper: str, out: Path, key: str, values: Optional[str], quick: bool, jobs: Optional[int],
+                 part: Optional[str]) -> None:
+    """`reproduce PAPER --sensitivity KEY`: usage errors exit 2 before anything is written."""
+    from tcpenergy.reproduce import sensitivity as sens
+
+    try:
+        sens.knob(key)
+        chosen = sens.parse_values(values) if values is not None else None
+    except ValueError as exc:
+        _fail(str(exc), EXIT_USAGE)
+    with _reporting_errors():
+        try:
+            sens.plan(paper, key, chosen, quick)  # the engine checks every value's profile first
+        except (KeyError, ValueError) as exc:
+            _fail(f"--sensitivity {key}: {exc}", EXIT_USAGE)
+        try:
+            result = sens.run_sensitivity(paper, out, key, chosen, quick=quick, jobs=jobs, progress=True,
+                                          part=part, log=lambda message: typer.echo(message, err=True))
+        except KeyboardInterrupt:
+            typer.echo("interrupted: every run that ended so far is stored under "
+                       f"{out / sens.SUBDIR / key}; run the same command again to resume", err=True)
+            raise typer.Exit(130) from None
+    _print_sensitivity(result)
+    if result.failed_runs:
+        typer.echo(f"{result.failed_runs} runs failed (stored with their error; re-run to retry them)", err=True)
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _print_sensitivity(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    doc = result.document
+    table = Table(title=f"{result.paper}: energy claims vs {result.key} "
+                        f"(profile value {doc['profile']['value']:g} {doc['unit']})"
+                        + (" - indicative (--quick)" if doc["quick"] else ""), show_lines=False)
+    table.add_column("claim", no_wrap=True)
+    table.add_column("at the profile value", no_wrap=True)
+    table.add_column("where it holds")
+    colour = {"holds": "green", "consistency": "blue", "does_not_hold": "red", "not_modelled": "bright_black"}
+    for claim in result.claims:
+        if claim["energy"]:
+            status = claim["base_status"]
+            table.add_row(claim["id"], f"[{colour.get(status, 'default')}]{status.replace('_', ' ')}[/]",
+                          claim["statement"])
+    console = Console()
+    console.print(table)
+    checked = len(doc["non_energy_checked"])
+    typer.echo(f"{result.key}: {len(doc['values'])} values, {sum(r['runs'] for r in doc['runs'])} runs, "
+               f"{checked} non-energy claims unchanged at every value ({result.wall_s:.1f} s)")
+    for path in result.files:
+        if path.suffix in (".csv", ".md"):
+            typer.echo(f"{path.stem}: {path}")
+    if result.report is not None:
+        typer.echo(f"report: {result.report}")

@@ -148,3 +148,38 @@ fn a_periodic_offset_is_a_duration_or_random_and_phase_group_needs_random() {
     assert_eq!(path, "path.forward.impairments.0.phase_group");
     assert!(msg.contains("offset = \"random\""), "{msg}");
 }
+
+/// A scenario whose sender is the Toshiba profile given inline, with `radio.phy.<key>` = `value`.
+fn err_of_inline_phy(key: &str, value: serde_json::Value) -> (String, String) {
+    let profile = tcpenergy_engine::energy::profile::builtin("singh2002-toshiba-wavelan").unwrap().unwrap();
+    let mut sender = serde_json::to_value(&profile).unwrap();
+    sender["radio"]["phy"][key] = value;
+    let doc = serde_json::json!({ "energy": { "sender": sender } }).to_string();
+    match Scenario::from_json(&doc, &[]) {
+        Err(EngineError::Config { path, message }) => (path, message),
+        other => panic!("expected a config error for radio.phy.{key}, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_radio_phy_rate_must_be_a_positive_bit_rate() {
+    let (path, msg) = err_of_inline_phy("rate", "0bps".into());
+    assert_eq!(path, "energy.sender.radio.phy.rate");
+    assert!(msg.contains("> 0"), "{msg}");
+    let (path, msg) = err_of_inline_phy("rate", 11_000_000.into());
+    assert_eq!(path, "energy.sender.radio.phy.rate");
+    assert!(msg.contains("Mbps"), "{msg}");
+}
+
+#[test]
+fn a_radio_phy_preamble_and_mac_overhead_are_bounded() {
+    let (path, msg) = err_of_inline_phy("preamble", "1s".into());
+    assert_eq!(path, "energy.sender.radio.phy.preamble");
+    assert!(msg.contains("between 0s and 10ms"), "{msg}");
+    let (path, msg) = err_of_inline_phy("mac_overhead", 70_000.into());
+    assert_eq!(path, "energy.sender.radio.phy.mac_overhead");
+    assert!(msg.contains("between 0 and 65535 bytes"), "{msg}");
+    let (path, msg) = err_of_inline_phy("guard", 1.into());
+    assert_eq!(path, "energy.sender.radio.phy.guard");
+    assert!(msg.contains("unknown field") && msg.contains("mac_overhead"), "{msg}");
+}

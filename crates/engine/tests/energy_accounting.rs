@@ -3,7 +3,7 @@
 mod common;
 use tcpenergy_engine::config::RadioPolicy;
 use tcpenergy_engine::energy::cpu::{CpuMeter, Op};
-use tcpenergy_engine::energy::meter::{node_energy, radio_timeline, RadioLog};
+use tcpenergy_engine::energy::meter::{node_energy, radio_timeline, FrameCounts, RadioLog};
 use tcpenergy_engine::energy::profile;
 use tcpenergy_engine::units::{SimDuration, SimTime};
 
@@ -18,7 +18,7 @@ fn an_idle_node_draws_base_plus_radio_idle_power() {
     let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
     let w = SimTime(10_000_000_000);
     let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);
-    let e = node_energy(&p, &tl, &mut cpu, w, 1);
+    let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
     assert!((e.total_j - 180.0).abs() < 1e-9, "{}", e.total_j);
     assert!((e.idle_j - e.total_j).abs() < 1e-9);
     assert!(e.idealized_j.abs() < 1e-9);
@@ -33,7 +33,7 @@ fn transmit_and_receive_time_cost_their_state_power() {
     log.receive(SimTime(3_000_000_000), SimTime(3_500_000_000));
     let w = SimTime(4_000_000_000);
     let tl = radio_timeline(log, w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);
-    let e = node_energy(&p, &tl, &mut cpu, w, 1);
+    let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
     let b = e.breakdown_j;
     assert!((b.radio_tx - p.radio.tx_power_w).abs() < 1e-12);
     assert!((b.radio_rx - 0.5 * p.radio.rx_power_w).abs() < 1e-12);
@@ -54,7 +54,7 @@ fn cpu_busy_time_is_not_system_idle_and_costs_active_power() {
     let busy_s = cycles / p.cpu.frequency_hz;
     let w = SimTime(10_000_000_000);
     let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);
-    let e = node_energy(&p, &tl, &mut cpu, w, 1);
+    let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
     assert!((e.cpu_busy_s - busy_s).abs() < 1e-6);
     assert!((e.breakdown_j.cpu - p.cpu.active_power_w * busy_s).abs() < 1e-6);
     assert!((e.idle_s - (10.0 - busy_s)).abs() < 1e-6);
@@ -72,8 +72,11 @@ fn the_ideal_policy_spends_no_radio_idle_energy() {
 
 #[test]
 fn a_frame_lost_on_the_channel_costs_transmit_energy_but_no_receive_energy() {
-    let clean = common::scenario("sack", "200KB", "", "");
-    let lossy = common::scenario("sack", "200KB", r#"{kind="bernoulli", p=0.05}"#, "");
+    // Abstract radios (no PHY): airtime = link serialization, so the link's byte counters give
+    // it. The same rule with an 802.11b PHY: tests/radio_airtime.rs.
+    let abstract_radios = "[energy]\nsender = \"ideal-nic-0.3\"\nreceiver = \"ideal-nic-0.3\"";
+    let clean = common::scenario("sack", "200KB", "", abstract_radios);
+    let lossy = common::scenario("sack", "200KB", r#"{kind="bernoulli", p=0.05}"#, abstract_radios);
     let (a, b) = (common::run_seed(&clean, 1), common::run_seed(&lossy, 1));
     // Same delivered data, more frames sent by the sender, and the receiver heard only the
     // frames that arrived: receive airtime = delivered frames' airtime.

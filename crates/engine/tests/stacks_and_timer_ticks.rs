@@ -3,7 +3,7 @@
 
 mod common;
 use common::{drop_first_tx_of, run_seed, scenario, Pair};
-use tcpenergy_engine::config::{Phase, Ssthresh, Stack};
+use tcpenergy_engine::config::{Phase, RttSampling, Ssthresh, Stack};
 use tcpenergy_engine::net::impair::phase;
 use tcpenergy_engine::units::{SimDuration, SimTime};
 use tcpenergy_engine::Scenario;
@@ -80,12 +80,14 @@ fn each_stack_preset_sets_its_documented_constants() {
     assert_eq!((t.initial_window, t.initial_ssthresh), (1, Ssthresh::Infinite));
     assert_eq!((t.send_buffer, t.receive_buffer), (Some(32_768), 57_344));
     assert!(t.timestamps && !t.window_scale && !t.limited_transmit);
+    assert_eq!(t.rtt_sampling, RttSampling::OneSegment, "t_rtttime / t_rtseq");
     // Linux 2.2: include/net/tcp.h TCP_TIMEOUT_INIT, TCP_RTO_MIN/MAX in HZ = 100 jiffies.
     let t = stack("stack = \"linux-2.2\"").tcp;
     assert_eq!((t.timer_tick, t.delayed_ack_tick), (ms(10), ms(10)));
     assert_eq!((t.initial_rto, t.min_rto, t.max_rto), (secs(3), ms(200), secs(120)));
     assert_eq!((t.send_buffer, t.receive_buffer), (Some(65_535), 65_535));
     assert!(t.timestamps && t.window_scale);
+    assert_eq!(t.rtt_sampling, RttSampling::EveryAck, "tcp_ack_no_tstamp");
     // Linux 6: TCP_TIMEOUT_INIT 1 s, TCP_RTO_MIN 200 ms (also the RTTVAR floor), TCP_RTO_MAX
     // 120 s, TCP_DELACK_MIN 40 ms, TCP_INIT_CWND 10, HZ = 250.
     let t = stack("stack = \"linux-6\"").tcp;
@@ -94,6 +96,7 @@ fn each_stack_preset_sets_its_documented_constants() {
     assert_eq!((t.delayed_ack.every, t.delayed_ack.timeout), (2, ms(40)));
     assert_eq!((t.initial_window, t.send_buffer, t.receive_buffer), (10, None, 131_072));
     assert!(t.limited_transmit);
+    assert_eq!(t.rtt_sampling, RttSampling::EveryAck, "tcp_clean_rtx_queue, tcp_sacktag_one");
     // No stack: today's engine defaults, exact timers.
     let t = stack("").tcp;
     assert_eq!((t.stack, t.timer_tick, t.delayed_ack_tick), (None, SimDuration::ZERO, SimDuration::ZERO));

@@ -34,6 +34,7 @@ from tcpenergy.report.layout import (
     ordered_values,
 )
 from tcpenergy.report.ranking import rank_table, short_names
+from tcpenergy.report import sensitivity
 from tcpenergy.report.staging import staged_directory
 from tcpenergy.report.summary import (
     fixed_settings,
@@ -70,6 +71,8 @@ details.evidence > summary { font-weight: normal; }
 .status-not_modelled { background: #e6e6e6; color: #444; }
 .status-consistency { background: #d7e7f8; color: #143f73; }
 span[class^="status-"] { padding: 0.05rem 0.4rem; border-radius: 0.3rem; white-space: nowrap; }
+/* "holds if KEY ..." under a claim's status, from sensitivity sweeps (report/sensitivity.py). */
+.sensitivity-note { font-size: 0.8rem; margin-top: 0.3rem; }
 """
 # Tables longer than this are folded into <details> so the page stays short.
 FOLD_ROWS = 12
@@ -299,6 +302,10 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     colour-coded claims summary using the ``status-*`` CSS classes); ``extra_sections`` come
     right after the overview and the fixed settings, e.g. a claims checklist. ``level`` is the
     confidence level of every interval. ``layout`` overrides the inferred axis roles.
+
+    A reproduction's report (out_dir is OUT/report and OUT/claims.json exists) also shows the
+    sensitivity sweeps found in OUT/sensitivity/ (report/sensitivity.py): a Sensitivity section
+    after ``extra_sections``, and "holds if ..." under each claims checklist row they speak for.
     """
     if runs_df is None or len(runs_df) == 0:
         raise ValueError("no runs to report")
@@ -315,10 +322,14 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
         ranking = rank_table(runs_df, layout.panels, layout.x, layout.line, ranked, level)
         if layout.x is not None:
             per_x = rank_table(runs_df, [*layout.panels, layout.x], None, layout.line, ranked, level)
+    sweeps = sensitivity.results_beside(out)
     with staged_directory(out) as stage:
         figures = write_figures(runs_df, layout, stage, plotted, level)
+        sensitivity_section, sensitivity_files = sensitivity.section(sweeps, stage) if sweeps else (None, [])
+        if sweeps:
+            extra_sections = sensitivity.annotate_checklist(extra_sections, sweeps)
         sections = [*summary_sections, _overview_section(runs_df, layout), _fixed_section(runs_df),
-                    *extra_sections,
+                    *extra_sections, sensitivity_section,
                     _rank_section(ranking, per_x, runs_df, layout, ranked, level),
                     _figure_section(figures) if figures else None,
                     _summary_section(runs_df, layout, level), _left_out_section(runs_df)]
@@ -326,6 +337,6 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
         (stage / "index.html").write_text(_render_html(title, sections), encoding="utf-8")
         (stage / "report.md").write_text(_render_markdown(title, sections), encoding="utf-8")
         tables = _write_tables(runs_df, layout, ranking, per_x, stage, level)
-    figure_paths = [out / p for f in figures for p in (f.png, f.svg)]
+    figure_paths = [out / p for f in figures for p in (f.png, f.svg)] + [out / p for p in sensitivity_files]
     return ReportPaths(out, out / "index.html", out / "report.md", figure_paths,
                        [out / t for t in tables])

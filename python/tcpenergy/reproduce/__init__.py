@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import AbstractSet, Any, Callable, Dict, List, Optional, Union
 
-# Paper id -> (module, one-line description). The module provides run(out_dir, quick, jobs, progress, log).
+# Paper id -> (module, one-line description). The module provides
+# run(out_dir, quick, jobs, progress, log, *, transform, keep, report).
 PAPERS: Dict[str, tuple] = {
     "seed-000": ("tcpenergy.reproduce.seed000",
                  "Singh & Singh: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"),
@@ -41,24 +42,30 @@ def describe(paper: str) -> str:
 
 
 def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: Optional[int] = None,
-              progress: bool = True, log: Callable[[str], None] = print, part: Optional[str] = None) -> Any:
+              progress: bool = True, log: Callable[[str], None] = print, part: Optional[str] = None, *,
+              transform: Optional[Callable[[Any], Any]] = None, keep: Optional[AbstractSet[str]] = None,
+              report: bool = True) -> Any:
     """Run (or resume) a paper's reproduction into ``out_dir``; returns the paper module's Outcome.
 
     ``part``: for papers split into parts (see PARTS), which one (default: the first built part).
+    ``transform``, ``keep``, ``report``: passed to the paper's ``run`` (each experiment as
+    ``transform(exp)``; only the sweeps named in ``keep``; no report when False); the defaults run
+    the reproduction as defined.
     """
     if paper not in PAPERS:
         raise KeyError(f"unknown paper {paper!r}; known: {', '.join(known_papers())}")
     module = import_module(PAPERS[paper][0])
+    hooks = {"transform": transform, "keep": keep, "report": report}
     if paper in PARTS:
         built, unbuilt = PARTS[paper]
         part = part or built[0]
         if part not in built:
             why = unbuilt.get(part, "unknown part")
             raise ValueError(f"{paper} part {part!r} is not available ({why}); available: {', '.join(built)}")
-        return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log, part=part)
+        return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log, part=part, **hooks)
     if part is not None:
         raise ValueError(f"{paper} has no parts")
-    return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log)
+    return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log, **hooks)
 
 
 __all__ = ["PAPERS", "PARTS", "known_papers", "describe", "reproduce"]

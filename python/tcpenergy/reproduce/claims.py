@@ -587,9 +587,9 @@ def run_counts(attempted, settings: Iterable[tuple]) -> Tuple[int, int, List[Tup
 def judge(entry: Mapping[str, Any], evaluate: Callable[[], Verdict], attempted=None,
           quick: bool = False) -> Dict[str, Any]:
     """Run one evaluator and make its claims.json record: the settings it read are counted
-    (``runs``, ``complete``, said in words in the evidence); a setting with fewer complete runs than
-    :func:`enough_complete` allows turns holds/consistency into does_not_hold; on --quick runs the
-    record is ``indicative``."""
+    (``runs``, ``complete``, said in words in the evidence) and their sweeps listed (``sweeps``); a
+    setting with fewer complete runs than :func:`enough_complete` allows turns holds/consistency into
+    does_not_hold; on --quick runs the record is ``indicative``."""
     usage = Usage()
     token = _USAGE.set(usage)
     try:
@@ -615,6 +615,8 @@ def judge(entry: Mapping[str, Any], evaluate: Callable[[], Verdict], attempted=N
                              + "; ".join(f"{_setting_text(s)} {c}/{r}" for s, r, c in too_few[:4]) + ".",
                              result.data)
     record = claim_record(entry, result)
+    # The sweeps the verdict read (a setting is (sweep, labels...)): `--sensitivity` reruns only these.
+    record["sweeps"] = sorted({str(setting[0]) for setting in usage.settings})
     if runs:
         record["runs"], record["complete"] = runs, complete
     if quick:

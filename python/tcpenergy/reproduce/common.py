@@ -3,10 +3,11 @@ into the results store, loading the runs back, and report tables."""
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import _toml
 
@@ -72,6 +73,7 @@ class Outcome:
     report_files: List[Path]
     failed_runs: int = 0
     incomplete_runs: int = 0  # ran to the stop_after cap; counted and listed, never averaged in
+    skipped: List[str] = field(default_factory=list)  # sweeps left out by ``keep`` (run(..., keep=...))
 
 
 def incomplete_count(runs) -> int:
@@ -108,16 +110,63 @@ def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress
     return tcpenergy.sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
 
 
+# What a paper's ``run`` may be given besides where and how fast to run (all default to the
+# plain reproduction): ``transform`` maps each experiment to the one actually run (the sensitivity
+# sweep sets a profile figure with it), ``keep`` names the sweeps to run (None: all), ``report``
+# False skips the report.
+Transform = Callable[[Experiment], Experiment]
+
+
 def run_experiments(exps: Sequence[Experiment], sweeps_dir: Path, store_path: Path, jobs: Optional[int],
                     progress: bool, log: Callable[[str], None],
-                    write: Callable[[Experiment, Path], Path]) -> int:
+                    write: Callable[[Experiment, Path], Path], transform: Optional[Transform] = None,
+                    keep: Optional[AbstractSet[str]] = None) -> int:
     """Write each experiment's sweep file with ``write`` (the paper's ``write_experiment``) and run
-    (or resume) it into the store; returns the number of failed runs."""
+    (or resume) it into the store; returns the number of failed runs. Only the experiments named in
+    ``keep`` run (None: all), each as ``transform(exp)`` when a transform is given."""
     failed = 0
     for exp in exps:
+        if not kept(exp.name, keep):
+            continue
+        if transform is not None:
+            exp = transform(exp)
         log(f"sweep {exp.name}: {exp.cells()} settings x {len(exp.seed_list())} seeds")
         failed += _run_sweep(write(exp, sweeps_dir), store_path, jobs, progress).failed
     return failed
+
+
+def kept(name: str, keep: Optional[AbstractSet[str]]) -> bool:
+    """Whether the sweep ``name`` runs under ``keep`` (None keeps every sweep)."""
+    return keep is None or name in keep
+
+
+def left_out(exps: Sequence[Experiment], keep: Optional[AbstractSet[str]]) -> List[str]:
+    """The names of the experiments ``keep`` leaves out, in order (for ``Outcome.skipped``)."""
+    return [exp.name for exp in exps if not kept(exp.name, keep)]
+
+
+def profile_table(spec: Any) -> Dict[str, Any]:
+    """A profile as an inline table without its metadata: a name is looked up among the built-in profiles."""
+    from tcpenergy import devices
+
+    if isinstance(spec, Mapping):
+        table = copy.deepcopy(dict(spec))
+    else:
+        found = devices.get(str(spec))
+        if found is None:  # pragma: no cover - the scenario validated, so the name exists
+            raise ValueError(f"unknown device profile {spec!r}")
+        table = copy.deepcopy(found)
+    for meta in ("description", "estimated", "sources"):
+        table.pop(meta, None)
+    return table
+
+
+def node_profile(scenario: Mapping[str, Any], node: str) -> Dict[str, Any]:
+    """The profile ``node`` ("sender" or "receiver") of ``scenario`` runs with, as a table (engine
+    defaults filled in by validation)."""
+    import tcpenergy
+
+    return profile_table(tcpenergy.validate(dict(scenario))["energy"][node])
 
 
 def load_runs(store_path: Path):

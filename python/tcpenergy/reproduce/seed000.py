@@ -14,11 +14,12 @@ from __future__ import annotations
 import copy
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, incomplete_count, load_runs, output_layout,
-                                        random_phase, run_experiments, select_runs, table_section)
+from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, Transform, incomplete_count, kept, left_out,
+                                        load_runs, output_layout, random_phase, run_experiments, select_runs,
+                                        table_section)
 
 PAPER_ID = "seed-000"
 TITLE = "Reproduction of seed 000: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"
@@ -119,6 +120,10 @@ def whatif_base() -> Dict[str, Any]:
                      sender=sleeping_radio_profile(), radio_policy="ideal")
 
 
+# The cited simulations ran in ns-2, whose TCP agents time one segment at a time.
+NS2_RTT_SAMPLING = "one_segment"
+
+
 def window_drops_base() -> Dict[str, Any]:
     """Deterministic losses inside one window (the Fall & Floyd experiments cited as seed 000 ref [8]).
 
@@ -129,13 +134,14 @@ def window_drops_base() -> Dict[str, Any]:
     """
     outage = {"kind": "outage", "down": "6ms", "every": "1h", "offset": "3s"}
     return _scenario("s000-window-drops", [outage], [], delay="50ms", transfer="1MB",
-                     tcp={"initial_ssthresh": "30KB"}, testbed_buffers=False)
+                     tcp={"initial_ssthresh": "30KB", "rtt_sampling": NS2_RTT_SAMPLING}, testbed_buffers=False)
 
 
 def bruyeron_base() -> Dict[str, Any]:
     """Seed 000 ref [7] as summarized in its §4: 2 Mbit/s, 25 ms link delay, 16 KB buffers, uniform loss."""
     return _scenario("s000-cited-bruyeron", [{"kind": "bernoulli", "p": 0.02}], [],
-                     delay="25ms", tcp={"receive_buffer": "16KB"}, testbed_buffers=False)
+                     delay="25ms", tcp={"receive_buffer": "16KB", "rtt_sampling": NS2_RTT_SAMPLING},
+                     testbed_buffers=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,8 +213,13 @@ def write_experiment(exp: Experiment, directory: Path) -> Path:
 # --------------------------------------------------------------------------------------------
 
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
-        log: Callable[[str], None] = print) -> Outcome:
-    """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report."""
+        log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
+        keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
+    """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
+
+    ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
+    the sweeps to run (None: all; the loss-matched control runs only when kept); ``report=False``:
+    judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce import seed000_claims
 
@@ -216,25 +227,33 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
 
     exps = experiments(quick)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
+    skipped = left_out(exps, keep)
 
-    frame = load_runs(store_path)
-    first = claims_mod.usable_runs(select_runs(frame, exps))
-    fwd, rev = seed000_claims.measured_burst_loss(first)
-    matched = matched_experiment(fwd, rev, quick)
-    failed += run_experiments([matched], sweeps_dir, store_path, jobs, progress, log, write_experiment)
-    exps.append(matched)
+    if kept(MATCHED, keep):  # its loss rates are measured in the bursty runs just stored
+        frame = load_runs(store_path)
+        first = claims_mod.usable_runs(select_runs(frame, exps))
+        fwd, rev = seed000_claims.measured_burst_loss(first)
+        matched = matched_experiment(fwd, rev, quick)
+        failed += run_experiments([matched], sweeps_dir, store_path, jobs, progress, log, write_experiment,
+                                  transform)
+        exps.append(matched)
+    else:
+        skipped.append(MATCHED)
 
     frame = load_runs(store_path)
     runs = select_runs(frame, exps)
+    # C01 compares a fitted slope with the idle power of the profile the random-loss runs used.
+    random_exp = next(e for e in exps if e.name == RANDOM)
+    sender = common.node_profile((transform(random_exp) if transform else random_exp).base, "sender")
     # The claims count n complete / n run, so they see every attempted run (failed ones included).
     results = seed000_claims.evaluate(select_runs(frame, exps, all_runs=True), claims_mod.load_claims(),
-                                      quick=quick)
+                                      quick=quick, sender_profile=sender)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     tally = claims_mod.tally(results)
-    files = write_report(runs, results, out_dir, exps, quick=quick)
+    files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
     wall = time.perf_counter() - started
-    return Outcome(out_dir, results, tally, len(runs), wall, files, failed, incomplete_count(runs))
+    return Outcome(out_dir, results, tally, len(runs), wall, files, failed, incomplete_count(runs), skipped)
 
 
 # --------------------------------------------------------------------------------------------

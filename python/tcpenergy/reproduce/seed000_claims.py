@@ -98,6 +98,9 @@ class Context:
     quick: bool = False
     traces: Optional[List[Dict[str, Any]]] = None  # window-drop recovery episodes (computed lazily)
     attempted: Any = None          # every attempted run (failed, incomplete) for run counts; None: runs
+    # The sender profile (a table) the random-loss runs used; None: the named profile S.DEVICE. The
+    # store keeps a profile by name only, so a run under an inline profile cannot tell its figures.
+    sender_profile: Optional[Mapping[str, Any]] = None
     _cache: Dict[tuple, Any] = field(default_factory=dict)
 
     def sweep(self, *names: str):
@@ -143,6 +146,14 @@ class Context:
     def reorder_cell(self, metric: str, fraction: float, mtu: int) -> Dict[str, Stat]:
         return _lookup(self.stats("reorder", REORDER_SWEEPS, [FRACTION_COL, MTU_COL], metric), fraction, mtu)
 
+    def random_loss_sender(self) -> Mapping[str, Any]:
+        """The sender profile the random-loss runs used."""
+        if self.sender_profile is not None:
+            return self.sender_profile
+        from tcpenergy.reproduce.common import profile_table
+
+        return profile_table(S.DEVICE)
+
     def reps_note(self) -> str:
         return " (quick mode: 3 seeds per setting, wide intervals)" if self.quick else ""
 
@@ -161,19 +172,19 @@ def _cells() -> List[Tuple[int, float]]:
 def c01(ctx: Context, entry) -> Verdict:
     """E = (B/tau) P_idle + (B/r)(P_tx - P_idle): regress E on B/tau over all random-loss runs."""
     import numpy as np
-    from tcpenergy import devices
 
     df = ctx.used(S.RANDOM)
     t = (df["flow.bytes_delivered"] * 8 / df["flow.goodput_bps"]).to_numpy(float)  # B/tau, s
     e = df["energy.sender.total_j"].to_numpy(float)
     slope, intercept = np.polyfit(t, e, 1)
     r2 = float(np.corrcoef(t, e)[0, 1] ** 2)
-    prof = devices.get(S.DEVICE)
-    p_idle = prof["platform"]["base_power_w"] + prof["radio"]["idle_power_w"]
+    prof = ctx.random_loss_sender()
+    p_idle = float(prof["platform"]["base_power_w"]) + float(prof["radio"]["idle_power_w"])
     rel = abs(slope - p_idle) / p_idle
     ok = r2 >= 0.99 and rel <= 0.05
     ev = (f"Linear fit of the sender's total energy E (J) on B/tau (s) over {len(df)} random-loss runs: "
-          f"slope {slope:.3f} W (the profile's idle-node power P_idle = {p_idle:.2f} W; difference "
+          f"slope {slope:.3f} W (the idle-node power of the runs' sender profile {prof.get('name')}, "
+          f"P_idle = {p_idle:.2f} W; difference "
           f"{rel:.1%}), intercept {intercept:.1f} J, R^2 = {r2:.5f}. Rule: holds when R^2 >= 0.99 and "
           f"the slope is within 5 % of P_idle.")
     return C.consistency(ok, ev, "the energy model draws the idle-node power for the whole transfer and "
@@ -967,12 +978,28 @@ EVALUATORS: Dict[str, Callable[[Context, Mapping[str, Any]], Verdict]] = {
 }
 
 
-def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
+# The energy claims: those whose rule reads an energy metric of the runs (E, E_I, their fits and
+# orderings, the idle-power what-if). Only these can change when a device-profile figure changes
+# (`tcpenergy reproduce --sensitivity`); every other claim reads timing, counts or goodput, which the
+# energy meter does not feed back into, and the sensitivity sweep checks that their verdicts stay put.
+# Table 4 cells count when their chain relates E or E_I (C11, C13, C14, ...), not goodput.
+ENERGY_CLAIMS = frozenset({
+    "S000-C01", "S000-C02", "S000-C03", "S000-C04", "S000-C05", "S000-C08", "S000-C09", "S000-C10",
+    "S000-C11", "S000-C13", "S000-C14", "S000-C16", "S000-C17", "S000-C19", "S000-C20", "S000-C22",
+    "S000-C23", "S000-C25", "S000-C26", "S000-C28",
+    "S000-C29", "S000-C30", "S000-C31", "S000-C32", "S000-C33", "S000-C35", "S000-C36", "S000-C37",
+    "S000-C43",
+})
+
+def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False,
+             sender_profile: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
     """One claims.json record per entry, in the entries' order. ``runs``: every attempted run of the
     reproduction (failed and incomplete ones included); statistics use the complete runs only, and
-    each record counts n complete / n run over the settings its claim used."""
+    each record counts n complete / n run over the settings its claim used. ``sender_profile``: the
+    profile table the random-loss runs' sender used (None: the named profile ``seed000.DEVICE``)."""
     attempted = C.mark_settings(runs)
-    ctx = Context(runs=C.usable_runs(attempted), claims=list(entries), quick=quick, attempted=attempted)
+    ctx = Context(runs=C.usable_runs(attempted), claims=list(entries), quick=quick, attempted=attempted,
+                  sender_profile=sender_profile)
     return [C.judge(entry, lambda entry=entry: _one(ctx, entry), attempted, quick) for entry in entries]
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, incomplete_count, load_runs, output_layout,
-                                        random_phase, run_experiments, select_runs, table_section)
+from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, Transform, incomplete_count, left_out,
+                                        load_runs, output_layout, random_phase, run_experiments, select_runs,
+                                        table_section)
 
 PAPER_ID = "seed-002"
 TITLE = "Reproduction of seed 002: energy of TCP-SACK and TCP-ECN-ELFN over a 4-node ad hoc chain"
@@ -399,15 +400,19 @@ def write_report(runs, out_dir: Path, exps: Sequence[Experiment], quick: bool = 
 # --------------------------------------------------------------------------------------------
 
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
-        log: Callable[[str], None] = print) -> Outcome:
-    """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report."""
+        log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
+        keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
+    """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
+
+    ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
+    the sweeps to run (None: all); ``report=False``: judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce import seed002_claims
 
     started = time.perf_counter()
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
     exps = experiments(quick)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
     frame = load_runs(store_path)
     runs = select_runs(frame, exps)
     # The claims count n complete / n run, so they see every attempted run (failed ones included).
@@ -421,6 +426,6 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
              "needs disjoint 95 % intervals. 'consistency': holds, but could not fail in the model (not counted "
              "as reproduced). The same list is in claims.json.")
     files = write_report(runs, out_dir, exps, quick=quick, extra=[claims_mod.checklist_section(results, intro)],
-                         summary=claims_mod.summary_section(results))
+                         summary=claims_mod.summary_section(results)) if report else []
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed, incomplete_count(runs))
+                   files, failed, incomplete_count(runs), left_out(exps, keep))

@@ -633,6 +633,21 @@ EVALUATORS: Dict[str, Callable[[Data], C.Verdict]] = {
 }
 TABLE_CELLS = {f"S002-C{i:02d}" for i in list(range(8, 20)) + list(range(35, 53))}
 
+# The energy claims: those whose rule reads an energy metric of the runs (E_A, E_I, their ratios,
+# gaps and orderings). Only these can change when a device-profile figure changes (`tcpenergy
+# reproduce --sensitivity`); the others read goodput, transmissions, timeouts, duplicate ACKs or the
+# cwnd trace, which the energy meter does not feed back into, and the sensitivity sweep checks that
+# their verdicts stay put. Table 4 and 6 cells count when they relate E_I or E_A, not goodput.
+ENERGY_CLAIMS = frozenset({
+    "S002-C01", "S002-C02", "S002-C03", "S002-C04", "S002-C05", "S002-C06",
+    "S002-C08", "S002-C09", "S002-C11", "S002-C12", "S002-C14", "S002-C15", "S002-C17", "S002-C18",
+    "S002-C20", "S002-C23", "S002-C26", "S002-C27", "S002-C28",
+    "S002-C35", "S002-C36", "S002-C38", "S002-C39", "S002-C41", "S002-C42", "S002-C44", "S002-C45",
+    "S002-C47", "S002-C48", "S002-C50", "S002-C51",
+    "S002-C53", "S002-C54", "S002-C55", "S002-C56", "S002-C57", "S002-C58", "S002-C59",
+    "S002-C61", "S002-C62", "S002-C63", "S002-C64", "S002-C65", "S002-C66",
+})
+
 
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
     """One claims.json record per entry. ``runs``: every attempted run (failed and incomplete

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (LINUX22, Experiment, Outcome, incomplete_count, load_runs, output_layout,
-                                        run_experiments, select_runs, table_section)
+from tcpenergy.reproduce.common import (LINUX22, Experiment, Outcome, Transform, incomplete_count, left_out,
+                                        load_runs, output_layout, run_experiments, select_runs, table_section)
 
 PAPER_ID = "seed-003"
 TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
@@ -112,7 +112,12 @@ def add_metrics(runs):
 
 
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
-        log: Callable[[str], None] = print, part: str = "options") -> Outcome:
+        log: Callable[[str], None] = print, part: str = "options", *, transform: Optional[Transform] = None,
+        keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
+    """Run (or resume) every sweep of ``part`` into OUT/runs.duckdb, judge the claims, write the report.
+
+    ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
+    the sweeps to run (None: all); ``report=False``: judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce import seed003_claims
 
@@ -121,16 +126,16 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     started = time.perf_counter()
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
     exps = experiments(quick)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment)
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
     frame = load_runs(store_path)
     runs = add_metrics(select_runs(frame, exps))
     # The claims count n complete / n run, so they see every attempted run (failed ones included).
     results = seed003_claims.evaluate(add_metrics(select_runs(frame, exps, all_runs=True)),
                                       claims_mod.load_claims("claims_s003.yaml"), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
-    files = write_report(runs, results, out_dir, exps, quick=quick)
+    files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed, incomplete_count(runs))
+                   files, failed, incomplete_count(runs), left_out(exps, keep))
 
 
 # --------------------------------------------------------------------------------------------

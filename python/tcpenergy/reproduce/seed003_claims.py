@@ -317,6 +317,14 @@ EVALUATORS = {
 }
 
 
+# The energy claims: those whose rule reads an energy metric of the runs (bytes per joule, the
+# savings computed from it, the sender power of C03's hint). Only these can change when a
+# device-profile figure changes (`tcpenergy reproduce --sensitivity`); the others are not modelled,
+# arithmetic, or read retransmission counts, and the sensitivity sweep checks that their verdicts
+# stay put.
+ENERGY_CLAIMS = frozenset({"S003-C02", "S003-C03", "S003-C04", "S003-C05", "S003-C06", "S003-C07",
+                           "S003-C08", "S003-C09", "S003-C10", "S003-C12"})
+
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
     """One claims.json record per entry. ``runs``: every attempted run (with add_metrics); statistics
     use the complete runs, each record counts n complete / n run."""

@@ -172,6 +172,8 @@ pub struct TcpConfig {
     /// A constant retransmission timeout replacing RFC 6298 (no backoff); unset = the variant's.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_duration")]
     pub fixed_rto: Option<SimDuration>,
+    /// Which ACKs give RTT samples when timestamps are off (docs/models/tcp.md#rtt-sampling).
+    pub rtt_sampling: RttSampling,
 }
 
 mod opt_duration {
@@ -230,6 +232,7 @@ impl Default for TcpConfig {
             alpha: None,
             beta: None,
             fixed_rto: None,
+            rtt_sampling: RttSampling::EveryAck,
         }
     }
 }
@@ -381,11 +384,27 @@ pub enum HeaderPrediction {
     PredictFirst,
 }
 
-/// How congestion avoidance and slow start grow cwnd.
+/// Where RTT samples come from when timestamps are off (with timestamps every ACK that advances
+/// SND.UNA gives one from its TSecr, RFC 7323 §4.1, whatever this says). Both keep Karn's rule
+/// (RFC 6298 §3): a retransmitted segment never gives a sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// Linux: every ACK that newly acknowledges only never-retransmitted data gives a sample from
+    /// the earliest such segment's send time, and so does an ACK whose SACK blocks newly cover
+    /// never-retransmitted segments (tcp_clean_rtx_queue, tcp_sacktag_one).
+    EveryAck,
+    /// BSD: one segment at a time is timed (t_rtttime / t_rtseq) and any retransmission cancels
+    /// the timing.
+    OneSegment,
+}
+
+/// How congestion avoidance and slow start grow cwnd.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CwndGrowth {
     /// RFC 5681: +SMSS per ACK in slow start, +SMSS*SMSS/cwnd per ACK in congestion avoidance.
+    #[default]
     PerAck,
     /// RFC 3465 appropriate byte counting (L = 2 in slow start).
     PerByte,
@@ -727,6 +746,8 @@ impl Scenario {
         if self.energy.radio_policy == RadioPolicy::IdleTimeout && self.energy.timeout.0 == 0 {
             return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));
         }
+        // A hop faster than the radio's PHY could not be fed by that radio (docs/models/energy.md#radio).
+        crate::energy::airtime::check_path_rates(&self.path, &self.energy)?;
         Ok(())
     }
 

@@ -43,6 +43,7 @@ impl Stack {
                 "limited_transmit": false,     // RFC 3042 postdates 4.3
                 "dupack_threshold": 3,         // tcprexmtthresh
                 "cwnd_growth": "per_ack",      // cwnd += maxseg*maxseg/cwnd per ACK
+                "rtt_sampling": "one_segment", // t_rtttime/t_rtseq; the TSecr when timestamps are on
             }),
             Stack::Linux22 => json!({
                 "timer_tick": "10ms",          // jiffies, HZ = 100 on i386
@@ -61,6 +62,7 @@ impl Stack {
                 "limited_transmit": false,
                 "dupack_threshold": 3,         // sysctl_tcp_reordering's start value
                 "cwnd_growth": "per_ack",
+                "rtt_sampling": "every_ack",   // tcp_ack_no_tstamp: any ACK of unretransmitted data
             }),
             Stack::Linux6 => json!({
                 "timer_tick": "4ms",           // jiffies, kernel/Kconfig.hz default HZ_250
@@ -79,6 +81,7 @@ impl Stack {
                 "limited_transmit": true,      // RFC 3042 in the Disorder state
                 "dupack_threshold": 3,         // net.ipv4.tcp_reordering = 3
                 "cwnd_growth": "per_byte",     // slow start counts segments acknowledged
+                "rtt_sampling": "every_ack",   // tcp_clean_rtx_queue first_ackt, SACK first_sackt
             }),
         }
     }

@@ -1,0 +1,39 @@
+//! Scenario parsing: `tcp.rtt_sampling`, its stack presets and its error message.
+
+use super::*;
+
+fn tcp(text: &str) -> Result<TcpConfig, EngineError> {
+    Scenario::from_toml(&format!("[tcp]\n{text}")).map(|s| s.tcp)
+}
+
+#[test]
+fn rtt_sampling_defaults_to_every_ack_and_follows_the_stack_presets() {
+    assert_eq!(tcp("").unwrap().rtt_sampling, RttSampling::EveryAck);
+    // FreeBSD 4.x times one segment (t_rtttime / t_rtseq); Linux samples every clean ACK.
+    assert_eq!(tcp("stack = \"freebsd-4.3\"").unwrap().rtt_sampling, RttSampling::OneSegment);
+    assert_eq!(tcp("stack = \"linux-2.2\"").unwrap().rtt_sampling, RttSampling::EveryAck);
+    assert_eq!(tcp("stack = \"linux-6\"").unwrap().rtt_sampling, RttSampling::EveryAck);
+}
+
+#[test]
+fn an_explicit_rtt_sampling_overrides_the_stack_preset() {
+    let t = tcp("stack = \"freebsd-4.3\"\nrtt_sampling = \"every_ack\"").unwrap();
+    assert_eq!((t.rtt_sampling, t.min_rto), (RttSampling::EveryAck, SimDuration::from_secs(1)));
+    let t = tcp("stack = \"linux-6\"\nrtt_sampling = \"one_segment\"").unwrap();
+    assert_eq!(t.rtt_sampling, RttSampling::OneSegment);
+    // A `--set` override too, and the normalized scenario shows the value.
+    let s = Scenario::from_json("{\"tcp\": {\"stack\": \"linux-2.2\"}}", &[("tcp.rtt_sampling".into(), "\"one_segment\"".into())]).unwrap();
+    assert_eq!(s.tcp.rtt_sampling, RttSampling::OneSegment);
+    assert!(s.to_json().contains("\"rtt_sampling\":\"one_segment\""), "{}", s.to_json());
+}
+
+#[test]
+fn a_bad_rtt_sampling_names_the_key_and_the_allowed_values() {
+    for text in ["rtt_sampling = \"every_segment\"", "stack = \"linux-6\"\nrtt_sampling = 1"] {
+        let e = tcp(text).unwrap_err().to_string();
+        assert!(e.contains("tcp.rtt_sampling"), "{e}");
+        if text.contains("every_segment") {
+            assert!(e.contains("every_ack") && e.contains("one_segment"), "{e}");
+        }
+    }
+}

@@ -36,20 +36,39 @@ impl RadioState {
     }
 }
 
-/// What the radio did during the run: transmit intervals (in time order, never overlapping, since
-/// one transmitter serializes one frame at a time) and receive intervals (any order).
+/// What the radio did during the run: transmit intervals (in start order, since one link starts
+/// one frame at a time; a frame whose airtime outlasts the next frame's start merges with it) and
+/// receive intervals (any order), and the start and IP size of every frame for the frame counts.
 #[derive(Debug, Clone, Default)]
 pub struct RadioLog {
     tx: Vec<(u64, u64)>,
     rx: Vec<(u64, u64)>,
+    tx_frames: Vec<(u64, u32)>,
+    rx_frames: Vec<(u64, u32)>,
+}
+
+/// Frames a radio sent and heard within the measurement window (those whose airtime began before
+/// its end), with their IP bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameCounts {
+    pub tx_frames: u64,
+    pub tx_bytes: u64,
+    pub rx_frames: u64,
+    pub rx_bytes: u64,
 }
 
 impl RadioLog {
     /// A log with room for about `packets` transmissions and receptions.
     pub fn with_capacity(packets: usize) -> Self {
-        Self { tx: Vec::with_capacity(packets), rx: Vec::with_capacity(packets) }
+        Self {
+            tx: Vec::with_capacity(packets),
+            rx: Vec::with_capacity(packets),
+            tx_frames: Vec::with_capacity(packets),
+            rx_frames: Vec::with_capacity(packets),
+        }
     }
 
+    /// The radio is in tx during `[start, end)` (no frame counted).
     #[inline]
     pub fn transmit(&mut self, start: SimTime, end: SimTime) {
         match self.tx.last_mut() {
@@ -57,9 +76,31 @@ impl RadioLog {
             _ => self.tx.push((start.0, end.0)),
         }
     }
+    /// The radio is in rx during `[start, end)` (no frame counted).
     #[inline]
     pub fn receive(&mut self, start: SimTime, end: SimTime) {
         self.rx.push((start.0, end.0));
+    }
+    /// The radio transmits a frame carrying `ip_len` IP bytes during `[start, end)`.
+    #[inline]
+    pub fn transmit_frame(&mut self, start: SimTime, end: SimTime, ip_len: u32) {
+        self.transmit(start, end);
+        self.tx_frames.push((start.0, ip_len));
+    }
+    /// The radio receives a frame carrying `ip_len` IP bytes during `[start, end)`.
+    #[inline]
+    pub fn receive_frame(&mut self, start: SimTime, end: SimTime, ip_len: u32) {
+        self.receive(start, end);
+        self.rx_frames.push((start.0, ip_len));
+    }
+
+    /// Frames whose airtime began before `w`.
+    pub fn frames_before(&self, w: SimTime) -> FrameCounts {
+        let count = |frames: &[(u64, u32)]| {
+            frames.iter().filter(|f| f.0 < w.0).fold((0, 0), |(n, b), f| (n + 1, b + f.1 as u64))
+        };
+        let ((tx_frames, tx_bytes), (rx_frames, rx_bytes)) = (count(&self.tx_frames), count(&self.rx_frames));
+        FrameCounts { tx_frames, tx_bytes, rx_frames, rx_bytes }
     }
 }
 
@@ -97,6 +138,13 @@ pub struct NodeEnergy {
     pub radio_sleep_s: f64,
     pub cpu_busy_s: f64,
     pub radio_wakeups: u64,
+    /// Frames the radio transmitted within the window (airtime begun before its end), lost ones
+    /// included, and their IP bytes.
+    pub radio_tx_frames: u64,
+    pub radio_tx_bytes: u64,
+    /// Frames the radio received within the window, and their IP bytes.
+    pub radio_rx_frames: u64,
+    pub radio_rx_bytes: u64,
 }
 
 /// The radio's state over `[0, W)` as contiguous segments `(start, end, state)`.
@@ -200,13 +248,14 @@ pub fn radio_timeline(log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: S
     out
 }
 
-/// Integrate one node's power over `[0, w)`.
+/// Integrate one node's power over `[0, w)`; `frames` are the radio's frame counts in the window.
 pub fn node_energy(
     profile: &DeviceProfile,
     timeline: &RadioTimeline,
     cpu: &mut CpuMeter,
     w: SimTime,
     delivered_bytes: u64,
+    frames: FrameCounts,
 ) -> NodeEnergy {
     let r = &profile.radio;
     let base_w = profile.platform.base_power_w;
@@ -284,6 +333,10 @@ pub fn node_energy(
         radio_sleep_s: secs(sleep_ns),
         cpu_busy_s: secs(cpu_ns),
         radio_wakeups: wakeups,
+        radio_tx_frames: frames.tx_frames,
+        radio_tx_bytes: frames.tx_bytes,
+        radio_rx_frames: frames.rx_frames,
+        radio_rx_bytes: frames.rx_bytes,
     }
 }
 

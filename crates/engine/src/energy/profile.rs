@@ -5,7 +5,7 @@
 
 use crate::config::serde_units;
 use crate::error::EngineError;
-use crate::units::SimDuration;
+use crate::units::{self, SimDuration};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -44,6 +44,62 @@ pub struct Radio {
     #[serde(with = "serde_units::duration")]
     pub wake_time: SimDuration,
     pub wake_power_w: f64,
+    /// The radio's own physical layer. Without it the radio is abstract: it is on the air exactly
+    /// while the path's link serializes the frame (docs/models/energy.md, "Airtime").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phy: Option<Phy>,
+}
+
+/// How the radio puts one IP packet on the air: a preamble and PHY header of fixed duration,
+/// then the MAC frame (IP packet + `mac_overhead` bytes) at the data rate `rate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Phy {
+    /// Data bit rate (bit/s).
+    #[serde(with = "serde_units::rate")]
+    pub rate: u64,
+    /// Preamble and PHY header, sent before the MAC frame (at the PHY's own base rate).
+    #[serde(with = "serde_units::duration")]
+    pub preamble: SimDuration,
+    /// MAC framing bytes added to every IP packet, sent at `rate`.
+    pub mac_overhead: u32,
+}
+
+/// Largest preamble accepted: far above any real PHY's (802.11b long preamble: 192 us).
+const MAX_PREAMBLE: SimDuration = SimDuration(10_000_000);
+/// Largest MAC overhead accepted, in bytes (an IP packet's own limit).
+const MAX_MAC_OVERHEAD: u32 = 65_535;
+
+impl Phy {
+    /// Time on the air of the frame carrying an IP packet of `ip_len` bytes:
+    /// preamble + (ip_len + mac_overhead) * 8 / rate, rounded up to the next ns.
+    #[inline]
+    pub fn airtime(&self, ip_len: u32) -> SimDuration {
+        self.preamble + units::airtime(ip_len as u64 + self.mac_overhead as u64, self.rate)
+    }
+
+    fn validate(&self, at: impl Fn(&str) -> String) -> Result<(), EngineError> {
+        if self.rate == 0 {
+            return Err(EngineError::config(at("radio.phy.rate"), "must be > 0 (a bit rate such as \"11Mbps\")"));
+        }
+        if self.preamble > MAX_PREAMBLE {
+            return Err(EngineError::config(
+                at("radio.phy.preamble"),
+                format!(
+                    "must be between 0s and {}, got {}",
+                    serde_units::format_duration(MAX_PREAMBLE),
+                    serde_units::format_duration(self.preamble)
+                ),
+            ));
+        }
+        if self.mac_overhead > MAX_MAC_OVERHEAD {
+            return Err(EngineError::config(
+                at("radio.phy.mac_overhead"),
+                format!("must be between 0 and {MAX_MAC_OVERHEAD} bytes, got {}", self.mac_overhead),
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -90,6 +146,16 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../python/tcpenergy/profiles/agrawal2003-samsung-wavelan-turbo.toml"),
     ),
     ("ideal-nic-0.3", include_str!("../../../../python/tcpenergy/profiles/ideal-nic-0.3.toml")),
+    // The figures shipped with engine 0.5 (abstract radio, memory-copy-only per-byte cost), kept so
+    // results can be compared across the refit (docs/models/profiles.md#refit).
+    (
+        "singh2002-toshiba-wavelan-v0.5",
+        include_str!("../../../../python/tcpenergy/profiles/singh2002-toshiba-wavelan-v0.5.toml"),
+    ),
+    (
+        "agrawal2003-samsung-wavelan-turbo-v0.5",
+        include_str!("../../../../python/tcpenergy/profiles/agrawal2003-samsung-wavelan-turbo-v0.5.toml"),
+    ),
 ];
 
 /// Names of the built-in profiles.
@@ -112,7 +178,8 @@ fn parse_builtin(name: &str, text: &str) -> Result<DeviceProfile, EngineError> {
 }
 
 impl DeviceProfile {
-    /// Check physical sense: powers and costs are finite and non-negative, the CPU clock positive.
+    /// Check physical sense: powers and costs are finite and non-negative, the CPU clock positive,
+    /// the radio PHY (if any) has a positive rate and a bounded preamble and MAC overhead.
     pub fn validate(&self, prefix: &str) -> Result<(), EngineError> {
         let at = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
         let r = &self.radio;
@@ -149,6 +216,9 @@ impl DeviceProfile {
         if self.cpu.frequency_hz <= 0.0 {
             return Err(EngineError::config(at("cpu.frequency_hz"), "must be > 0"));
         }
+        if let Some(phy) = &r.phy {
+            phy.validate(at)?;
+        }
         Ok(())
     }
 }
@@ -163,5 +233,27 @@ mod tests {
             let p = builtin(name).unwrap().unwrap();
             assert_eq!(p.name, name);
         }
+    }
+
+    #[test]
+    fn wavelan_cards_carry_the_80211b_phy_and_seed_004s_device_stays_abstract() {
+        // 11 Mb/s (seed 000 §5, seed 002 §5, seed 003 §III); long PLCP preamble + header 192 us
+        // (IEEE 802.11b-1999 §18.2); MAC header 24 + FCS 4 + LLC/SNAP 8 bytes.
+        let b = Phy { rate: 11_000_000, preamble: SimDuration::from_micros(192), mac_overhead: 36 };
+        for name in ["singh2002-toshiba-wavelan", "agrawal2003-samsung-wavelan-turbo"] {
+            assert_eq!(builtin(name).unwrap().unwrap().radio.phy, Some(b), "{name}");
+        }
+        let modem = builtin("donckers2002-wavelan-modem").unwrap().unwrap().radio.phy.unwrap();
+        assert_eq!(modem.preamble, SimDuration::from_micros(254)); // seed 001 §1.2
+        assert_eq!(builtin("ideal-nic-0.3").unwrap().unwrap().radio.phy, None);
+    }
+
+    #[test]
+    fn phy_airtime_is_preamble_plus_mac_frame_at_the_data_rate_rounded_up_to_the_ns() {
+        let phy = Phy { rate: 11_000_000, preamble: SimDuration::from_micros(192), mac_overhead: 36 };
+        // (1500 + 36) * 8 bits at 11 Mbit/s = 1117090.9 ns.
+        assert_eq!(phy.airtime(1500), SimDuration(192_000 + 1_117_091));
+        // (52 + 36) * 8 bits = 704 bits at 11 Mbit/s = 64 us exactly.
+        assert_eq!(phy.airtime(52), SimDuration(192_000 + 64_000));
     }
 }

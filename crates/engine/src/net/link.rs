@@ -1,6 +1,10 @@
 //! One direction of a hop: a drop-tail queue at the transmitter, serialization at the link rate,
 //! the impairments, and propagation delay.
 //!
+//! The link rate and `path.frame_overhead` set queueing and throughput: they may describe a wired
+//! or shaped hop elsewhere on the path. How long the end nodes' radios are on the air for a frame
+//! is the radios' own business (`energy::airtime`).
+//!
 //! A FIFO link at a constant rate needs no events of its own: when a packet is handed to it, its
 //! start and end of transmission follow from the link's backlog, and the impairments are applied
 //! at the end time, in transmission order, exactly as if a "transmission done" event had fired.

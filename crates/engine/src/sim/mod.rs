@@ -4,6 +4,7 @@ pub mod queue;
 pub mod rng;
 
 use crate::config::Scenario;
+use crate::energy::airtime::RadioAirtime;
 use crate::energy::cpu::CpuMeter;
 use crate::energy::meter::{self, RadioLog};
 use crate::error::EngineError;
@@ -32,11 +33,12 @@ enum Event {
     RouteNotice { node: u8, restored: bool },
 }
 
-/// A node: its endpoint and its meters.
+/// A node: its endpoint, its meters, and its radio's airtime per frame.
 struct Node {
     ep: Endpoint,
     cpu: CpuMeter,
     radio: RadioLog,
+    airtime: RadioAirtime,
     /// Earliest wake-up already in the queue.
     wake_at: Option<SimTime>,
 }
@@ -100,6 +102,7 @@ impl<'a> World<'a> {
             ep: Endpoint::new(s, role, bytes),
             cpu: CpuMeter::new(&profile.cpu.cycles, profile.cpu.frequency_hz, profile.cpu.active_power_w),
             radio: RadioLog::with_capacity(packets),
+            airtime: RadioAirtime::new(profile),
             wake_at: None,
         };
         let fo = s.path.frame_overhead;
@@ -202,25 +205,36 @@ impl<'a> World<'a> {
     }
 
     /// Hand a segment to the outgoing link of node `n` (link index = sending node index).
+    ///
+    /// Radio time follows the sending radio's airtime of the frame, not the link's serialization
+    /// (docs/models/energy.md, "Airtime"): the sender's radio transmits from the start of
+    /// serialization; the far radio receives during the same airtime, ending when the frame
+    /// arrives. A frame dropped by the queue costs no radio time; one lost on the channel costs
+    /// transmit time only.
     #[inline]
     fn enqueue(&mut self, n: usize, seg: Segment) {
         let link = &mut self.links[n];
-        match link.send(self.now, seg.wire_len(), seg.ecn != Ecn::NotEct) {
+        let wire_len = seg.wire_len();
+        match link.send(self.now, wire_len, seg.ecn != Ecn::NotEct) {
             Fate::QueueFull => {}
             Fate::Lost { start, end, notice } => {
                 let from = link.from;
-                self.nodes[from].radio.transmit(start, end);
+                let tx = &mut self.nodes[from];
+                let air = tx.airtime.of_frame(wire_len, start, end);
+                tx.radio.transmit_frame(start, start + air, wire_len);
                 if let Some(n) = notice {
                     self.schedule_notice(from, n);
                 }
             }
             Fate::Arrives { start, end, at, ce, notice } => {
                 let (from, to) = (link.from, link.to);
-                self.nodes[from].radio.transmit(start, end);
+                let tx = &mut self.nodes[from];
+                let air = tx.airtime.of_frame(wire_len, start, end);
+                tx.radio.transmit_frame(start, start + air, wire_len);
                 if let Some(n) = notice {
                     self.schedule_notice(from, n);
                 }
-                self.nodes[to].radio.receive(SimTime(at.0 - (end.0 - start.0)), at);
+                self.nodes[to].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, wire_len);
                 let mut seg = seg;
                 if ce {
                     seg.ecn = Ecn::Ce;
@@ -263,6 +277,7 @@ impl<'a> World<'a> {
         }
         let mut logs = [std::mem::take(&mut self.nodes[0].radio), std::mem::take(&mut self.nodes[1].radio)];
         let mut energy = |n: usize, profile: &crate::energy::profile::DeviceProfile| {
+            let frames = logs[n].frames_before(window_end);
             let tl = meter::radio_timeline(
                 std::mem::take(&mut logs[n]),
                 window_end,
@@ -270,7 +285,7 @@ impl<'a> World<'a> {
                 s.energy.timeout,
                 profile.radio.wake_time,
             );
-            let e = meter::node_energy(profile, &tl, &mut self.nodes[n].cpu, window_end, delivered);
+            let e = meter::node_energy(profile, &tl, &mut self.nodes[n].cpu, window_end, delivered, frames);
             (e, tl)
         };
         let (e_snd, tl_snd) = energy(SENDER, &s.energy.sender.profile);

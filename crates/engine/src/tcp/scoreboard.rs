@@ -24,6 +24,10 @@ pub struct SegInfo {
     pub retransmitted: bool,
     /// Ever retransmitted (Karn's rule: never take an RTT sample from it).
     pub ever_retransmitted: bool,
+    /// Ever reported by a SACK block. Its send time has then given (or could have given) its
+    /// sample, and the later cumulative ACK says nothing about its round trip; kept through a
+    /// timeout, which forgets `sacked`, so a segment SACKed again never gives a second sample.
+    pub ever_sacked: bool,
 }
 
 impl SegInfo {
@@ -45,6 +49,30 @@ pub struct Acked {
     pub bytes: u64,
     pub segments: u32,
     pub fin_acked: bool,
+    /// Some removed segment had been retransmitted (Linux's FLAG_RETRANS_DATA_ACKED).
+    pub retransmitted: bool,
+    /// Send time of the earliest removed segment never retransmitted nor SACKed (Linux's
+    /// first_ackt), the candidate for an RTT sample.
+    pub first_clean_sent: Option<SimTime>,
+}
+
+/// What the SACK blocks of one ACK newly covered.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sacked {
+    pub segments: u32,
+    /// Send time of the earliest newly SACKed segment never retransmitted (Linux's first_sackt).
+    pub first_clean_sent: Option<SimTime>,
+}
+
+impl Sacked {
+    /// Fold in another block's result.
+    pub fn add(&mut self, other: Sacked) {
+        self.segments += other.segments;
+        self.first_clean_sent = match (self.first_clean_sent, other.first_clean_sent) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
 }
 
 impl Scoreboard {
@@ -67,7 +95,7 @@ impl Scoreboard {
 
     /// Record a first transmission at the right edge.
     pub fn push(&mut self, seq: u64, len: u32, fin: bool, now: SimTime) {
-        debug_assert!(self.segs.back().map_or(true, |s| s.end() == seq));
+        debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq));
         self.segs.push_back(SegInfo {
             seq,
             len,
@@ -77,6 +105,7 @@ impl Scoreboard {
             lost: false,
             retransmitted: false,
             ever_retransmitted: false,
+            ever_sacked: false,
         });
     }
 
@@ -107,14 +136,20 @@ impl Scoreboard {
             out.bytes += s.len as u64;
             out.segments += 1;
             out.fin_acked |= s.fin;
+            out.retransmitted |= s.ever_retransmitted;
+            if out.first_clean_sent.is_none() && !s.ever_retransmitted && !s.ever_sacked {
+                // Entries are in sequence order and first transmissions go out in sequence
+                // order, so the first clean entry is the earliest sent.
+                out.first_clean_sent = Some(s.sent_at);
+            }
         }
         out
     }
 
-    /// Mark entries wholly inside `[left, right)` as SACKed; returns how many changed.
-    pub fn on_sack_block(&mut self, left: u64, right: u64) -> u32 {
+    /// Mark entries wholly inside `[left, right)` as SACKed.
+    pub fn on_sack_block(&mut self, left: u64, right: u64) -> Sacked {
         let start = self.segs.partition_point(|s| s.seq < left);
-        let mut changed = 0;
+        let mut out = Sacked::default();
         for s in self.segs.range_mut(start..) {
             if s.end() > right {
                 break;
@@ -122,13 +157,17 @@ impl Scoreboard {
             if !s.sacked {
                 s.sacked = true;
                 s.lost = false;
-                changed += 1;
+                out.segments += 1;
+                if out.first_clean_sent.is_none() && !s.ever_retransmitted && !s.ever_sacked {
+                    out.first_clean_sent = Some(s.sent_at);
+                }
+                s.ever_sacked = true;
             }
         }
-        if changed > 0 {
+        if out.segments > 0 {
             self.high_sacked = self.high_sacked.max(right);
         }
-        changed
+        out
     }
 
     /// RFC 2018 §8: after a retransmission timeout the sender forgets SACK information, and every
@@ -244,6 +283,30 @@ mod tests {
         b.mark_retransmitted(i, SimTime(9));
         assert_eq!(b.pipe(), 200);
         assert_eq!(b.next_retransmission(false), None);
+    }
+
+    #[test]
+    fn acks_report_the_earliest_send_time_of_data_neither_retransmitted_nor_sacked_karn() {
+        let mut b = board(5); // segment i sent at time i
+        b.mark_retransmitted(1, SimTime(9));
+        // SACKing segments 2-3 reports segment 2's send time; a SACKed segment is not offered again.
+        assert_eq!(b.on_sack_block(201, 401).first_clean_sent, Some(SimTime(2)));
+        let a = b.on_cumulative_ack(501);
+        assert!(a.retransmitted, "segment 1 was retransmitted");
+        assert_eq!(a.first_clean_sent, Some(SimTime(0)), "segment 0; 1 is retransmitted, 2-3 SACKed");
+        let mut b = board(3);
+        b.mark_retransmitted(0, SimTime(9));
+        assert_eq!(b.on_sack_block(1, 101).first_clean_sent, None, "a retransmitted segment gives nothing");
+    }
+
+    #[test]
+    fn a_segment_sacked_again_after_a_timeout_gives_no_second_sample() {
+        let mut b = board(3);
+        assert_eq!(b.on_sack_block(101, 201).first_clean_sent, Some(SimTime(1)));
+        b.on_timeout(); // RFC 2018 §8: SACK information is forgotten
+        let again = b.on_sack_block(101, 201);
+        assert_eq!((again.segments, again.first_clean_sent), (1, None));
+        assert_eq!(b.on_cumulative_ack(201).first_clean_sent, Some(SimTime(0)));
     }
 
     #[test]

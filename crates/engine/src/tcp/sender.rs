@@ -8,9 +8,10 @@
 use super::cc::{AnyCc, CongestionControl};
 use super::recovery::{AckOutcome, AnyRecovery, LossRecovery};
 use super::rtt::RttEstimator;
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Acked, Sacked, Scoreboard};
 use super::segment::Segment;
 use super::tcb::{CaState, Tcb};
+use crate::config::RttSampling;
 use crate::energy::cpu::{CpuMeter, Op};
 use crate::units::{on_tick, SimDuration, SimTime};
 
@@ -50,6 +51,8 @@ pub struct SenderCounters {
     pub probes_sent: u64,
     /// Total time frozen (ns).
     pub frozen_ns: u64,
+    /// RTT samples fed to the RFC 6298 estimator.
+    pub rtt_samples: u64,
 }
 
 /// Settings the sender needs, derived from the scenario.
@@ -70,6 +73,8 @@ pub struct SenderParams {
     pub timer_tick: SimDuration,
     /// A constant RTO replacing RFC 6298 (seed 004's calibration protocols), without backoff.
     pub fixed_rto: Option<SimDuration>,
+    /// Which ACKs give RTT samples when timestamps are off.
+    pub rtt_sampling: RttSampling,
     /// RFC 3168 ECN.
     pub ecn: bool,
     /// Header prediction before the PAWS test (seed 003 §II).
@@ -104,7 +109,7 @@ pub struct Sender {
     /// Peer's advertised receive window (bytes).
     rwnd: u64,
     last_window: u64,
-    /// The segment being timed for an RTT sample: (sequence number it ends at, send time).
+    /// `one_segment` sampling: the segment being timed, (sequence number it ends at, send time).
     /// One at a time, cancelled by any retransmission (Karn's rule, RFC 6298 §3; BSD's t_rtseq).
     rtt_timing: Option<(u64, SimTime)>,
     /// RFC 3168 §6.1.2: no further ECN reduction until snd_una passes this point.
@@ -191,8 +196,13 @@ impl Sender {
     pub fn syn_acked(&self) -> bool {
         self.tcb.snd_una > ISS
     }
+    /// The timeout the retransmission timer is armed with now (backoff included).
     pub fn rto(&self) -> SimDuration {
         self.rtt.rto()
+    }
+    /// Consecutive expirations the RTO is backed off for (RFC 6298 §5.5).
+    pub fn rto_backoff(&self) -> u32 {
+        self.rtt.backoff()
     }
     pub fn deadline(&self) -> Option<SimTime> {
         match (self.rto_deadline, self.probe_deadline) {
@@ -296,28 +306,34 @@ impl Sender {
         self.last_window = self.rwnd;
 
         let use_sack = self.params.sack && self.recovery.uses_pipe();
-        let mut newly_sacked = 0;
+        let mut sacked = Sacked::default();
         if self.params.sack {
             for &(l, r) in seg.sack.as_slice() {
                 cpu.charge(now, Op::SackBlockProcessed);
                 if use_sack && r > ack {
-                    newly_sacked += self.sb.on_sack_block(l.max(ack), r);
+                    sacked.add(self.sb.on_sack_block(l.max(ack), r));
                 }
             }
-            for _ in 0..newly_sacked {
+            for _ in 0..sacked.segments {
                 cpu.charge(now, Op::ScoreboardUpdate);
             }
         }
+        let newly_sacked = sacked.segments;
 
         if self.params.ecn && seg.flags.contains(super::segment::Flags::ECE) {
             self.on_ecn_echo();
         }
         if ack > self.tcb.snd_una {
-            self.on_new_ack(now, seg, ack, cpu);
-        } else if ack == self.tcb.snd_una && seg.is_pure_ack() && self.tcb.snd_max > self.tcb.snd_una && !window_changed {
-            // RFC 5681 §2 duplicate ACK: no data, nothing new acknowledged, window unchanged,
-            // data outstanding.
-            self.on_duplicate_ack(now, cpu);
+            self.on_new_ack(now, seg, ack, sacked, cpu);
+        } else if ack == self.tcb.snd_una {
+            // An ACK that does not advance SND.UNA can give a sample only from its SACK blocks
+            // (an older, reordered ACK gives none, as in Linux's old-ACK path).
+            self.take_rtt_sample(now, seg, None, sacked);
+            if seg.is_pure_ack() && self.tcb.snd_max > self.tcb.snd_una && !window_changed {
+                // RFC 5681 §2 duplicate ACK: no data, nothing new acknowledged, window
+                // unchanged, data outstanding.
+                self.on_duplicate_ack(now, cpu);
+            }
         }
         if use_sack && newly_sacked > 0 {
             let lost = self.sb.update_lost(self.params.dupthresh, self.params.smss);
@@ -332,7 +348,7 @@ impl Sender {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, cpu: &mut CpuMeter) {
+    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, sacked: Sacked, cpu: &mut CpuMeter) {
         self.tcb.now = now;
         let acked = self.sb.on_cumulative_ack(ack);
         self.tcb.snd_una = ack;
@@ -345,25 +361,7 @@ impl Sender {
             self.data_acked_at = Some(now);
         }
 
-        // RTT sample: from the echoed timestamp (RFC 7323 §4), or from the one timed segment
-        // once it is acknowledged (RFC 6298 §3 with Karn's rule).
-        let sample = match (self.params.timestamps, seg.ts) {
-            (true, Some(ts)) if ts.ecr != 0 => {
-                Some(SimDuration::from_millis(timestamp_ms(now).wrapping_sub(ts.ecr) as u64))
-            }
-            (true, _) => None,
-            (false, _) => match self.rtt_timing {
-                Some((end, sent)) if ack >= end => {
-                    self.rtt_timing = None;
-                    Some(now - sent)
-                }
-                _ => None,
-            },
-        };
-        if let Some(r) = sample {
-            self.rtt.on_sample(r);
-            self.tcb.srtt = self.rtt.srtt();
-        }
+        self.take_rtt_sample(now, seg, Some(&acked), sacked);
 
         let mut restart = true;
         match self.tcb.ca_state {
@@ -386,6 +384,48 @@ impl Sender {
             self.stop_timer(now, cpu);
         } else if restart {
             self.restart_timer(now, cpu);
+        }
+    }
+
+    /// Feed the estimator the RTT sample this ACK gives, if any. `acked` is what it cumulatively
+    /// acknowledged (`None`: SND.UNA did not advance), `sacked` what its SACK blocks newly covered.
+    /// A sample ends the timer backoff (RFC 6298 §5, note after rule 5.7); no other event does.
+    fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, acked: Option<&Acked>, sacked: Sacked) {
+        let sample = if self.params.timestamps {
+            // RFC 7323 §4.1 (RTTM): a TSecr is used only from an ACK that advances SND.UNA. The
+            // echo tells which transmission was acknowledged, so retransmissions are no obstacle
+            // (RFC 6298 §3); a zero TSecr is no echo.
+            match seg.ts {
+                Some(ts) if acked.is_some() && ts.ecr != 0 => {
+                    Some(SimDuration::from_millis(timestamp_ms(now).wrapping_sub(ts.ecr) as u64))
+                }
+                _ => None,
+            }
+        } else {
+            match self.params.rtt_sampling {
+                RttSampling::OneSegment => match (acked, self.rtt_timing) {
+                    (Some(_), Some((end, sent))) if seg.ack >= end => {
+                        self.rtt_timing = None;
+                        Some(now - sent)
+                    }
+                    _ => None,
+                },
+                // Karn's rule (RFC 6298 §3) as Linux applies it: the cumulative part counts only
+                // if it acknowledged no retransmitted segment at all, since a hole filled by a
+                // retransmission also releases the ACK for the segments above it, whose send
+                // times would then measure the repair, not the path. Otherwise the SACK blocks
+                // can still give one (tcp_ack_update_rtt prefers the former).
+                RttSampling::EveryAck => acked
+                    .filter(|a| !a.retransmitted)
+                    .and_then(|a| a.first_clean_sent)
+                    .or(sacked.first_clean_sent)
+                    .map(|sent| now - sent),
+            }
+        };
+        if let Some(r) = sample {
+            self.rtt.on_sample(r);
+            self.tcb.srtt = self.rtt.srtt();
+            self.counters.rtt_samples += 1;
         }
     }
 
@@ -595,7 +635,7 @@ impl Sender {
         self.tcb.snd_max = self.tcb.snd_max.max(end);
         self.account_sent(len, now, cpu);
         self.arm_timer_if_idle(now, cpu);
-        if self.rtt_timing.is_none() {
+        if self.rtt_timing.is_none() && self.params.rtt_sampling == RttSampling::OneSegment {
             self.rtt_timing = Some((end, now));
         }
         let ect = self.params.ecn && len > 0;

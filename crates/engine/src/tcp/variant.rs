@@ -30,7 +30,7 @@ impl Recipe {
         let t = &s.tcp;
         let (alpha, beta, preset_rto) = aimd_preset(t.variant);
         let cc = match t.variant {
-            Variant::Cubic => AnyCc::Cubic(CubicCc::default()),
+            Variant::Cubic => AnyCc::Cubic(CubicCc::new(t.cwnd_growth)),
             _ => AnyCc::Aimd(AimdCc { growth: t.cwnd_growth, alpha: t.alpha.unwrap_or(alpha), beta: t.beta.unwrap_or(beta) }),
         };
         let recovery = match t.variant {
@@ -63,6 +63,7 @@ impl Recipe {
             clock_granularity: t.clock_granularity,
             timer_tick: t.timer_tick,
             fixed_rto: t.fixed_rto.or(preset_rto),
+            rtt_sampling: t.rtt_sampling,
             ecn: t.ecn_enabled(),
             elfn: t.elfn_enabled(),
             predict_first: t.header_prediction == crate::config::HeaderPrediction::PredictFirst,

@@ -3,6 +3,7 @@
 //! floor (§4.3). Constants per §4.1-4.2: C = 0.4, β_cubic = 0.7. Window arithmetic is in segments.
 
 use super::CongestionControl;
+use crate::config::CwndGrowth;
 use crate::tcp::tcb::Tcb;
 use crate::units::SimTime;
 
@@ -13,10 +14,11 @@ pub const BETA: f64 = 0.7;
 
 #[derive(Debug, Clone, Default)]
 pub struct CubicCc {
-    /// W_max: window (segments) just before the last reduction (§4.2).
+    /// Slow-start growth per ACK: one SMSS (RFC 5681) or up to two (RFC 3465 with L = 2).
+    pub growth: CwndGrowth,
+    /// W_max: window (segments) just before the last reduction (§4.2), lowered by fast
+    /// convergence (§4.7).
     w_max: f64,
-    /// W_max before the last reduction, for fast convergence (§4.7).
-    w_last_max: f64,
     /// K: time (s) W_cubic takes to climb back to W_max (§4.2 eq. 2).
     k: f64,
     /// Start of the current congestion-avoidance epoch.
@@ -26,6 +28,10 @@ pub struct CubicCc {
 }
 
 impl CubicCc {
+    pub fn new(growth: CwndGrowth) -> Self {
+        Self { growth, ..Self::default() }
+    }
+
     /// §4.2 eq. (1): W_cubic(t) in segments.
     pub fn w_cubic(&self, t: f64) -> f64 {
         C * (t - self.k).powi(3) + self.w_max
@@ -41,8 +47,12 @@ impl CongestionControl for CubicCc {
     fn on_ack(&mut self, tcb: &mut Tcb, acked: u64) {
         let smss = tcb.smss as f64;
         if tcb.cwnd < tcb.ssthresh {
-            // Slow start as RFC 5681 (§4.10).
-            tcb.cwnd += acked.min(tcb.smss);
+            // Slow start as RFC 5681 (§4.10), with RFC 3465's byte counting when configured.
+            let limit = match self.growth {
+                CwndGrowth::PerAck => tcb.smss,
+                CwndGrowth::PerByte => 2 * tcb.smss,
+            };
+            tcb.cwnd += acked.min(limit);
             return;
         }
         let cwnd = tcb.cwnd as f64 / smss;
@@ -76,9 +86,9 @@ impl CongestionControl for CubicCc {
 
     fn on_congestion_event(&mut self, tcb: &Tcb) -> u64 {
         let cwnd = tcb.cwnd as f64 / tcb.smss as f64;
-        // §4.7 fast convergence: release bandwidth when the window shrank since the last event.
-        self.w_max = if cwnd < self.w_last_max { cwnd * (1.0 + BETA) / 2.0 } else { cwnd };
-        self.w_last_max = cwnd;
+        // §4.7 fast convergence: if the window did not climb back to the previous W_max (itself
+        // possibly lowered by this rule), release bandwidth by lowering the new W_max further.
+        self.w_max = if cwnd < self.w_max { cwnd * (1.0 + BETA) / 2.0 } else { cwnd };
         self.epoch_start = None;
         // §4.6: ssthresh = cwnd·β_cubic, at least two segments.
         ((tcb.cwnd as f64 * BETA) as u64).max(2 * tcb.smss)
@@ -159,5 +169,16 @@ mod tests {
         let t = tcb(80);
         cc.on_congestion_event(&t);
         assert!((cc.w_max - 80.0 * 1.7 / 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fast_convergence_compares_with_the_lowered_w_max_rfc9438_s4_7() {
+        // 100 -> event (W_max 100), 80 -> event (W_max 68), 75 -> event: 75 >= 68, so W_max = 75
+        // (RFC 8312's W_last_max = 80 would have lowered it again).
+        let mut cc = CubicCc::default();
+        for w in [100, 80, 75] {
+            cc.on_congestion_event(&tcb(w));
+        }
+        assert!((cc.w_max - 75.0).abs() < 1e-9);
     }
 }
