@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from tcpenergy.calibration.design import with_figures
 from tcpenergy.calibration.keys import is_estimated, profile_keys
+from tcpenergy.reproduce import _toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,47 +63,9 @@ def calibrated_profile(start: Mapping[str, Any], fitted: Mapping[str, float], so
     return copy.deepcopy(profile)
 
 
-def _key(key: str) -> str:
-    bare = key.replace("_", "").replace("-", "")
-    return key if key and bare.isalnum() and bare.isascii() else json.dumps(key)
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"a profile figure must be finite, got {value}")
-        text = repr(value)
-        return text if any(ch in text for ch in ".en") else text + ".0"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        if not value:
-            return "[]"
-        return "[\n" + "".join(f"    {_value(item)},\n" for item in value) + "]"
-    raise TypeError(f"cannot write a {type(value).__name__} in a profile")
-
-
-def _table(lines: List[str], name: str, table: Mapping[str, Any]) -> None:
-    scalars = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
-    if name:
-        lines.append("")
-        lines.append(f"[{name}]")
-    for key, value in scalars.items():
-        lines.append(f"{_key(key)} = {_value(value)}")
-    for key, value in table.items():
-        if isinstance(value, Mapping):
-            _table(lines, f"{name}.{_key(key)}" if name else _key(key), value)
-
-
 def to_toml(profile: Mapping[str, Any], header: Sequence[str] = ()) -> str:
     """TOML text of a profile; the text is read back and compared, so it loads as written."""
-    lines = [f"# {line}" for line in header]
-    _table(lines, "", profile)
-    text = "\n".join(lines) + "\n"
+    text = _toml.dumps(profile, header="\n".join(header))
     if tomllib.loads(text) != json.loads(json.dumps(profile)):
         raise AssertionError("the calibrated profile's TOML does not read back as written")
     return text
