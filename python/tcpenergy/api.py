@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from tcpenergy._native import engine
+from tcpenergy.capture import check_pcap_dir, write_pcap_dir
 from tcpenergy.exceptions import scenario_error
 from tcpenergy.records import flatten
 from tcpenergy.scenario import (
@@ -54,15 +55,25 @@ def execute(
     seed: Optional[int] = None,
     overrides: Sequence[Override] = (),
     trace: bool = False,
+    pcap: Optional[PathLike] = None,
+    pcap_option: str = "pcap",
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
     ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order. The record
     gains ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
+    With ``pcap`` a directory, each link's packets are written there as ``<from>-<to>.pcap``
+    (``sender-receiver.pcap``, ``receiver-sender.pcap``) once the run succeeded; an unusable
+    directory raises OutputPathError naming ``pcap_option`` before anything runs.
     """
     scenario = _as_scenario(scenario)
     _check_seed(seed)
-    text = engine.run(scenario.to_json(), seed, encode_overrides(overrides), trace)
+    if pcap is None:
+        text = engine.run(scenario.to_json(), seed, encode_overrides(overrides), trace)
+    else:
+        check_pcap_dir(Path(pcap), pcap_option)
+        text, files = engine.run_captured(scenario.to_json(), seed, encode_overrides(overrides), trace)
+        write_pcap_dir(Path(pcap), files, pcap_option)
     record = json.loads(text)
     columns = record.pop("trace", None)
     record["parameters"] = parameters(scenario, seed, overrides)
@@ -82,13 +93,16 @@ def parameters(scenario: Scenario, seed: Optional[int] = None,
     return out
 
 
-def run(scenario: ScenarioLike, seed: Optional[int] = None, **overrides: Any) -> dict:
+def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[PathLike] = None,
+        **overrides: Any) -> dict:
     """Run a scenario (a Scenario, a dict or a path) and return its result record as a dict.
 
     ``seed`` replaces the scenario's seed; keyword overrides use dotted keys, e.g.
     ``run(s, **{"tcp.variant": "newreno", "path.forward.impairments.0.p": 0.05})``.
+    ``pcap=DIR`` also writes each link's packets to ``DIR/sender-receiver.pcap`` and
+    ``DIR/receiver-sender.pcap`` (docs/capture.md).
     """
-    record, _ = execute(scenario, seed, list(overrides.items()))
+    record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap)
     return record
 
 

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from tcpenergy import api, devices
 from tcpenergy._version import __version__, engine_version
+from tcpenergy.capture import check_pcap_dir
 from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
 from tcpenergy.experiments.errors import ExecutorError, StoreError, SweepSpecError
 from tcpenergy.outputs import OutputPathError, check_trace_path, write_trace
@@ -106,14 +107,23 @@ def run_command(
         typer.Option("--trace", help="Write the sender's time series to FILE (.csv or .parquet).",
                      metavar="FILE"),
     ] = None,
+    pcap: Annotated[
+        Optional[Path],
+        typer.Option("--pcap", help="Write each link's packets to DIR/sender-receiver.pcap and "
+                                    "DIR/receiver-sender.pcap (created if missing).",
+                     metavar="DIR"),
+    ] = None,
 ) -> None:
     """Run one scenario and print its result."""
     with _reporting_errors():
         if trace is not None:
             check_trace_path(trace)
+        if pcap is not None:
+            check_pcap_dir(pcap, "--pcap")
         overrides = [parse_assignment(item) for item in set_ or []]
         loaded = api.load_scenario(scenario)
-        record, columns = api.execute(loaded, seed, overrides, trace=trace is not None)
+        record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
+                                      pcap=pcap, pcap_option="--pcap")
     if trace is not None:
         import pandas as pd
 

@@ -6,6 +6,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpenergy_engine::{EngineError as EngineErr, RunOptions, Scenario};
 
@@ -63,6 +64,36 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
     })
 }
 
+/// Like `run`, and also capture every frame each link starts serializing: returns the record and
+/// a list of (file stem named by the link, pcap file bytes), e.g. ("sender-receiver", b"...").
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false))]
+fn run_captured(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    trace: bool,
+) -> PyResult<(String, Vec<(String, PyObject)>)> {
+    let text = scenario_json.to_owned();
+    let result = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let s = Scenario::from_json(&text, &overrides)?;
+            let seed = seed.unwrap_or(s.seed);
+            let opts = RunOptions { trace, capture: true, ..Default::default() };
+            let (record, capture) = tcpenergy_engine::run_captured(&s, seed, opts)?;
+            let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
+            Ok((record.to_json(), files))
+        }))
+    });
+    let (record, files) = guarded(py, || match result {
+        Ok(r) => r,
+        Err(p) => std::panic::resume_unwind(p),
+    })?;
+    let files = files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into_any().unbind())).collect();
+    Ok((record, files))
+}
+
 /// Validate a scenario; returns the normalized scenario (all defaults filled in) as JSON text.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, overrides=Vec::new()))]
@@ -93,6 +124,7 @@ fn version() -> &'static str {
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_captured, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

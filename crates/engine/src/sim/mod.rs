@@ -3,6 +3,7 @@
 pub mod queue;
 pub mod rng;
 
+use crate::capture::Capture;
 use crate::config::Scenario;
 use crate::energy::airtime::RadioAirtime;
 use crate::energy::cpu::CpuMeter;
@@ -78,6 +79,8 @@ pub struct RunOptions {
     pub trace: bool,
     /// Record every range of bytes the receiver delivers to the application (for checks).
     pub record_deliveries: bool,
+    /// Record every frame each link starts serializing, for pcap files ([`run_captured`]).
+    pub capture: bool,
 }
 
 pub struct World<'a> {
@@ -91,6 +94,7 @@ pub struct World<'a> {
     events: u64,
     trace: Option<Trace>,
     record_deliveries: bool,
+    capture: Option<Capture>,
 }
 
 impl<'a> World<'a> {
@@ -122,11 +126,17 @@ impl<'a> World<'a> {
             events: 0,
             trace: if opts.trace { Some(Trace::default()) } else { None },
             record_deliveries: opts.record_deliveries,
+            capture: opts.capture.then(|| Capture::single_path(packets)),
         }
     }
 
     /// Run to completion or to `stop_after`.
-    pub fn run(mut self, seed: u64) -> Result<RunResult, EngineError> {
+    pub fn run(self, seed: u64) -> Result<RunResult, EngineError> {
+        self.run_captured(seed).map(|(r, _)| r)
+    }
+
+    /// Run, and return the capture too when `RunOptions::capture` asked for one.
+    pub fn run_captured(mut self, seed: u64) -> Result<(RunResult, Option<Capture>), EngineError> {
         let stop = SimTime(self.scenario.stop_after.0);
         self.transmit_from(SENDER);
         self.schedule_wake(SENDER);
@@ -146,7 +156,8 @@ impl<'a> World<'a> {
         let data_done = self.nodes[SENDER].ep.sender.data_acked_at;
         // A transfer whose data all arrived but whose teardown stalled still counts as complete.
         complete |= data_done.is_some() && self.queue.is_empty();
-        self.finish(seed, complete)
+        let capture = self.capture.take();
+        self.finish(seed, complete).map(|r| (r, capture))
     }
 
     #[inline]
@@ -219,6 +230,9 @@ impl<'a> World<'a> {
             Fate::QueueFull => {}
             Fate::Lost { start, end, notice } => {
                 let from = link.from;
+                if let Some(c) = &mut self.capture {
+                    c.record(n, start, seg);
+                }
                 let tx = &mut self.nodes[from];
                 let air = tx.airtime.of_frame(wire_len, start, end);
                 tx.radio.transmit_frame(start, start + air, wire_len);
@@ -238,6 +252,9 @@ impl<'a> World<'a> {
                 let mut seg = seg;
                 if ce {
                     seg.ecn = Ecn::Ce;
+                }
+                if let Some(c) = &mut self.capture {
+                    c.record(n, start, seg);
                 }
                 let p = self.packets.insert(seg);
                 self.queue.push(at, Event::Arrive { node: to as u8, packet: p });
@@ -315,4 +332,9 @@ impl<'a> World<'a> {
 /// Run `scenario` with `seed`.
 pub fn run(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<RunResult, EngineError> {
     World::new(scenario, seed, opts).run(seed)
+}
+
+/// Run `scenario` with `seed`; the second value is the packet capture when `opts.capture`.
+pub fn run_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(RunResult, Option<Capture>), EngineError> {
+    World::new(scenario, seed, opts).run_captured(seed)
 }
