@@ -17,7 +17,7 @@ import pytest
 import tcpenergy
 from tcpenergy.calibration.design import Outcome, build_design, with_figures
 from tcpenergy.calibration.keys import resolve_fit
-from tcpenergy.calibration.measurements import read_measurements, split_overrides
+from tcpenergy.calibration.measurements import quantity_of, read_measurements, split_overrides
 from tcpenergy.calibration.profile_in import load_profile
 from tcpenergy.calibration.profile_out import to_toml
 from tcpenergy import devices
@@ -72,15 +72,6 @@ QUANTITIES = ("energy_j", "energy_per_bit_uj", "power_w")
 HEADER = ("id", "scenario", "overrides", "seed", "node") + QUANTITIES
 
 
-def _measure(record: dict, node: str, quantity: str) -> float:
-    energy = record["energy"][node]
-    if quantity == "energy_j":
-        return energy["total_j"]
-    if quantity == "energy_per_bit_uj":
-        return energy["per_bit_total_uj"]
-    return energy["total_j"] / record["energy"]["window_s"]
-
-
 def _write_csv(path: Path, rows) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -100,7 +91,7 @@ def measured(tmp_path_factory) -> Path:
     for row_id, overrides, seed, node, quantity in ROWS:
         pairs = [parse_assignment(item) for item in split_overrides(overrides)]
         record = tcpenergy.run(scenario, seed=seed, **dict(pairs), **{f"energy.{node}": truth})
-        value = repr(_measure(record, node, quantity))
+        value = repr(quantity_of(record, node, quantity))
         rows.append((row_id, "transfer.toml", overrides, seed, node)
                     + tuple(value if q == quantity else "" for q in QUANTITIES))
     return _write_csv(folder / "measurements.csv", rows)

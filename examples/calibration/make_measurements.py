@@ -12,7 +12,7 @@ from pathlib import Path
 
 import tcpenergy
 from tcpenergy.calibration.design import with_figures
-from tcpenergy.calibration.measurements import split_overrides
+from tcpenergy.calibration.measurements import quantity_of, split_overrides
 from tcpenergy.calibration.profile_in import load_profile
 from tcpenergy.scenario import parse_assignment
 
@@ -32,15 +32,6 @@ ROWS = [
 ]
 
 
-def measure(record: dict, node: str, quantity: str) -> float:
-    energy = record["energy"][node]
-    if quantity == "energy_j":
-        return energy["total_j"]
-    if quantity == "energy_per_bit_uj":
-        return energy["per_bit_total_uj"]
-    return energy["total_j"] / record["energy"]["window_s"]
-
-
 def main() -> None:
     scenario = tcpenergy.load_scenario(HERE / "transfer.toml")
     reference = with_figures(load_profile("singh2002-toshiba-wavelan"), REFERENCE)
@@ -51,7 +42,7 @@ def main() -> None:
         for row_id, overrides, seed, node, quantity in ROWS:
             pairs = [parse_assignment(item) for item in split_overrides(overrides)]
             record = tcpenergy.run(scenario, seed=seed, **dict(pairs), **{f"energy.{node}": reference})
-            value = f"{measure(record, node, quantity):.5g}"
+            value = f"{quantity_of(record, node, quantity):.5g}"
             writer.writerow((row_id, "transfer.toml", overrides, seed, node)
                             + tuple(value if q == quantity else "" for q in quantities))
 

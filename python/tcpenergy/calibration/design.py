@@ -19,6 +19,7 @@ from tcpenergy import api
 from tcpenergy.calibration.errors import describe, input_error, premise_error
 from tcpenergy.calibration.keys import CYCLES_PREFIX
 from tcpenergy.calibration.measurements import Row
+from tcpenergy.calibration.measurements import per_joule as quantity_per_joule
 from tcpenergy.exceptions import ScenarioError
 
 # Relative float noise allowed in an affinity check: sums of a few thousand float products.
@@ -91,14 +92,8 @@ def simulate_row(row: Row, profile: Mapping) -> Outcome:
                                            f"run must complete (raise stop_after)")
     energy = record["energy"][row.node]
     window = float(record["energy"]["window_s"])
-    delivered = float(record["flow"]["bytes_delivered"])
     total = float(energy["total_j"])
-    if row.quantity == "energy_j":
-        per_joule = 1.0
-    elif row.quantity == "energy_per_bit_uj":
-        per_joule = 1e6 / (8.0 * delivered) if delivered > 0 else float("nan")
-    else:
-        per_joule = 1.0 / window if window > 0 else float("nan")
+    per_joule = quantity_per_joule(record, row.quantity)
     if not np.isfinite(per_joule):
         raise input_error(f"row {row.id}", f"{row.quantity}: the simulated run delivered no data "
                                            f"or took no time, so it has no {row.quantity}")

@@ -28,6 +28,24 @@ QUANTITIES = {
     "power_w": ("W", "mean power over the measurement window"),
 }
 NODES = ("sender", "receiver")
+
+
+def per_joule(record: Dict[str, Any], quantity: str) -> float:
+    """How many units of ``quantity`` one joule of the run's energy makes (NaN when the run
+    delivered nothing or took no time): 1 for J, 10^6 / (8 · delivered bytes) for µJ/bit,
+    1 / window for W. Every measured quantity is energy times this factor."""
+    if quantity == "energy_j":
+        return 1.0
+    if quantity == "energy_per_bit_uj":
+        delivered = float(record["flow"]["bytes_delivered"])
+        return 1e6 / (8.0 * delivered) if delivered > 0 else math.nan
+    window = float(record["energy"]["window_s"])
+    return 1.0 / window if window > 0 else math.nan
+
+
+def quantity_of(record: Dict[str, Any], node: str, quantity: str) -> float:
+    """The run's ``quantity`` (a key of QUANTITIES) at ``node``, as a meter would have read it."""
+    return float(record["energy"][node]["total_j"]) * per_joule(record, quantity)
 COLUMNS = ("id", "scenario", "overrides", "seed", "node") + tuple(QUANTITIES)
 _MAX_SEED = 2**64 - 1
 
