@@ -125,17 +125,23 @@ def ns3_arguments(sc: dict) -> list[str]:
     ]
 
 
+def run_in_ns3_venv(python: Path, cmd: list[str], timeout_s: int, prefix: str) -> subprocess.CompletedProcess:
+    """Run `cmd` (the venv's python and a script) in an empty temporary directory, as the ns-3
+    wheel's loader needs; Ns3Unavailable if it does not finish within `timeout_s`."""
+    print(f"running ns-3: {' '.join(cmd[1:])}", flush=True)
+    try:
+        with tempfile.TemporaryDirectory(prefix=prefix) as cwd:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=cwd,
+                                  env=_ns3_environment(python))
+    except subprocess.TimeoutExpired:
+        raise Ns3Unavailable(f"the ns-3 run did not finish within {timeout_s // 60} minutes") from None
+
+
 def run_ns3(python: Path, scenario: dict, seeds: int, warmup: int) -> dict:
     """Run ns3_standard_run.py in the ns-3 venv and return its JSON report."""
     cmd = [str(python), str(NS3_SCRIPT), "--seeds", str(seeds), "--warmup", str(warmup),
            *ns3_arguments(scenario)]
-    print(f"running ns-3: {' '.join(cmd[1:])}", flush=True)
-    try:
-        with tempfile.TemporaryDirectory(prefix="ns3-run-") as cwd:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=cwd,
-                               env=_ns3_environment(python))
-    except subprocess.TimeoutExpired:
-        raise Ns3Unavailable("the ns-3 run did not finish within 30 minutes") from None
+    p = run_in_ns3_venv(python, cmd, timeout_s=1800, prefix="ns3-run-")
     try:
         report = json.loads(p.stdout)
     except json.JSONDecodeError:

@@ -31,6 +31,11 @@ class ExportFormat(str, Enum):
     csv = "csv"
 
 
+class ExportPer(str, Enum):
+    run = "run"
+    flow = "flow"
+
+
 StoreArgument = Annotated[
     Path, typer.Argument(help="Results store (.duckdb) written by `tcpenergy sweep`.",
                          show_default=False, metavar="STORE")]
@@ -192,18 +197,29 @@ def export_command(
     store: StoreArgument,
     fmt: Annotated[ExportFormat, typer.Option("--format", help="File format.", case_sensitive=False)],
     out: Annotated[Optional[Path], typer.Option(
-        "--out", metavar="FILE", help="Output file (default: STORE with the format's suffix).")] = None,
+        "--out", metavar="FILE",
+        help="Output file (default: STORE with the format's suffix; with --per flow, "
+             "STORE-flows with it).")] = None,
+    per: Annotated[ExportPer, typer.Option(
+        "--per", case_sensitive=False,
+        help="run: one row per run, every scenario key and result field a column; flow: one "
+             "row per run and flow (the run's columns and labels, then flow.*).")] = ExportPer.run,
 ) -> None:
-    """Write the flat runs frame (one row per run) as Parquet or CSV."""
-    from tcpenergy.experiments.frame import default_export_path, export_frame
+    """Write the flat runs frame (one row per run) or the flows frame (one row per run and
+    flow) as Parquet or CSV."""
+    from tcpenergy.experiments.frame import default_export_path, export_frame, flows_frame
     from tcpenergy.experiments.store import open_store
 
-    target = out if out is not None else default_export_path(store, fmt.value)
+    target = out if out is not None else default_export_path(store, fmt.value, per.value)
     with _reporting_errors():
         with open_store(store) as st:
-            frame = st.runs()
+            frame = flows_frame(st) if per is ExportPer.flow else st.runs()
         try:
             export_frame(frame, target, fmt.value)
         except OSError as exc:
             _fail(f"cannot write {target}: {exc}", EXIT_FAILURE)
-    typer.echo(f"{len(frame)} runs -> {target}")
+    if per is ExportPer.flow:
+        runs = frame["run_key"].nunique() if len(frame) else 0
+        typer.echo(f"{len(frame)} flow rows of {runs} runs -> {target}")
+    else:
+        typer.echo(f"{len(frame)} runs -> {target}")

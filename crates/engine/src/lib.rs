@@ -29,9 +29,31 @@ pub use sim::RunOptions;
 /// The engine version, recorded in every result (results stores key on it).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Run a scenario with the given seed.
+/// Run a single-path scenario with the given seed (a network scenario: [`run_network`]).
 pub fn run(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<RunResult, EngineError> {
     sim::run(scenario, seed, opts)
+}
+
+/// Run a network scenario with the given seed.
+pub fn run_network(scenario: &Scenario, seed: u64) -> Result<result::network::NetRunResult, EngineError> {
+    if scenario.network.is_none() {
+        return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
+    }
+    sim::network::NetWorld::new(scenario, seed)?.run(seed)
+}
+
+/// Run a scenario of either form; its record as JSON.
+pub fn run_json(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<String, EngineError> {
+    if scenario.network.is_none() {
+        return sim::run(scenario, seed, opts).map(|r| r.to_json());
+    }
+    if opts.trace {
+        return Err(EngineError::config("trace", "the sender's time series is recorded for the single-path form only"));
+    }
+    if opts.capture {
+        return Err(EngineError::config("pcap", "packet capture is available for the single-path form only"));
+    }
+    run_network(scenario, seed).map(|r| r.to_json())
 }
 
 /// Run a scenario and also return its packet capture (present when `opts.capture`).

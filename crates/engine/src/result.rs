@@ -1,6 +1,8 @@
 //! The result record: the contract that the Python front, the results store and outside scripts
 //! read (DESIGN.md "The result record"). Extend it; never rename a field.
 
+pub mod network;
+
 use crate::config::Scenario;
 use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
 use crate::energy::meter::NodeEnergy;

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use tcpenergy_engine::{run, RunOptions, Scenario};
+use tcpenergy_engine::{run_json, RunOptions, Scenario};
 
 const SEEDS: [u64; 2] = [1, 2];
 const FLOAT_TOLERANCE: f64 = 1e-12;
@@ -30,8 +30,8 @@ fn scenario_files() -> Vec<PathBuf> {
 fn record(path: &Path, seed: u64) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
     let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let result = run(&scenario, seed, RunOptions::default()).unwrap();
-    let mut value: Value = serde_json::from_str(&result.to_json()).unwrap();
+    let json = run_json(&scenario, seed, RunOptions::default()).unwrap();
+    let mut value: Value = serde_json::from_str(&json).unwrap();
     value.as_object_mut().unwrap().remove("engine_version");
     value
 }

@@ -1,6 +1,7 @@
-//! Every scenario under `scenarios/` parses and runs to completion as it is.
+//! Every scenario under `scenarios/` parses and runs to completion as it is (both forms).
 
-use tcpenergy_engine::{run, RunOptions, Scenario};
+use tcpenergy_engine::config::FlowTraffic;
+use tcpenergy_engine::{run, run_network, RunOptions, Scenario};
 
 #[test]
 fn every_example_scenario_runs_to_completion() {
@@ -13,10 +14,20 @@ fn every_example_scenario_runs_to_completion() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        n += 1;
+        if let Some(net) = &s.network {
+            let r = run_network(&s, s.seed).unwrap();
+            assert!(r.complete, "{} did not complete", path.display());
+            for (cfg, f) in net.flows.iter().zip(&r.flows) {
+                if let FlowTraffic::Bulk { bytes } = cfg.traffic {
+                    assert_eq!(f.flow.bytes_delivered, bytes, "{}: flow {}", path.display(), cfg.name);
+                }
+            }
+            continue;
+        }
         let r = run(&s, s.seed, RunOptions::default()).unwrap();
         assert!(r.complete, "{} did not complete", path.display());
         assert_eq!(r.flow.bytes_delivered, s.traffic.bytes);
-        n += 1;
     }
     assert!(n >= 4, "expected the example scenarios, found {n}");
 }

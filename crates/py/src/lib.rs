@@ -55,7 +55,7 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
         catch_unwind(AssertUnwindSafe(|| {
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
-            tcpenergy_engine::run(&s, seed, RunOptions { trace, ..Default::default() }).map(|r| r.to_json())
+            tcpenergy_engine::run_json(&s, seed, RunOptions { trace, ..Default::default() })
         }))
     });
     guarded(py, || match result {
@@ -81,6 +81,10 @@ fn run_captured(
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
             let opts = RunOptions { trace, capture: true, ..Default::default() };
+            if s.network.is_some() {
+                // Refused with the reason (capture of networks is not available yet).
+                tcpenergy_engine::run_json(&s, seed, opts)?;
+            }
             let (record, capture) = tcpenergy_engine::run_captured(&s, seed, opts)?;
             let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
             Ok((record.to_json(), files))

@@ -6,6 +6,7 @@ confidence intervals that never go below zero for quantities that cannot).
     outcome = tcpenergy.sweep("sweeps/loss.toml", jobs=4)
     with tcpenergy.open_store(outcome.store) as store:
         runs = store.runs()                      # one flat row per run
+        flows = flows_frame(store)               # from tcpenergy.experiments: a row per run and flow
     tcpenergy.summarize(runs)                    # mean, 90 % and 95 % CIs per cell
 
 Submodules are imported on first use, so ``import tcpenergy`` stays light.
@@ -28,6 +29,7 @@ _LAZY = {
     "SweepSpec": "spec",
     "RunSpec": "spec",
     "summarize": "stats",
+    "flows_frame": "frame",
 }
 
 __all__ = sorted(_LAZY) + ["ExecutorError", "StoreError", "SweepAborted", "SweepSpecError"]

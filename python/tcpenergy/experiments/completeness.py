@@ -116,7 +116,36 @@ def _incompleteness(run: "pd.Series") -> str:
         parts.append(f"with {_count(delivered)} of {_count(asked)} bytes delivered")
     elif _present(delivered):
         parts.append(f"with {_count(delivered)} bytes delivered")
+    else:
+        parts.extend(_unfinished_flows(run))
     return " ".join(parts)
+
+
+_SHOWN_FLOWS = 3
+
+
+def _unfinished_flows(run: "pd.Series") -> List[str]:
+    """A network run's flows that had not finished (columns ``flows.<name>.complete`` false),
+    e.g. ["with flows not finished: bulk (63,248 bytes delivered)"]."""
+    prefix, suffix = "flows.", ".complete"
+    names = [str(k)[len(prefix):-len(suffix)] for k, v in run.items()
+             if str(k).startswith(prefix) and str(k).endswith(suffix) and _is_false(v)]
+    if not names:
+        return []
+    shown = []
+    for name in names[:_SHOWN_FLOWS]:
+        delivered = run.get(f"{prefix}{name}.bytes_delivered")
+        shown.append(f"{name} ({_count(delivered)} bytes delivered)" if _present(delivered)
+                     else name)
+    more = f", and {len(names) - _SHOWN_FLOWS} more" if len(names) > _SHOWN_FLOWS else ""
+    return [f"with flows not finished: {', '.join(shown)}{more}"]
+
+
+def _is_false(value: Any) -> bool:
+    """A false boolean; a missing value (a run without this flow) is not."""
+    import numpy as np
+
+    return isinstance(value, (bool, np.bool_)) and not bool(value)
 
 
 def _present(value: Any) -> bool:

@@ -38,13 +38,19 @@ DEFAULT_METRICS = (
     "energy.sender.idealized_j",
     "energy.sender.per_bit_total_uj",
     "energy.sender.per_bit_idealized_uj",
+    # A network run's totals (a network of one flow also has the single-flow metrics above).
+    "network.goodput_bps",
+    "network.total_j",
+    "network.idealized_j",
+    "network.jain_fairness",
 )
 LEVELS = (0.90, 0.95)
 
-# Every field of a result record is a count, a time, a rate or an energy: none can be negative.
-# Declared, so that the interval method does not depend on whether a sample happens to hold a
-# negative value.
-NON_NEGATIVE_PREFIXES = ("flow.", "energy.", "path.", "cpu.")
+# Every field of a result record is a count, a time, a rate, an energy or (Jain's index) a
+# fraction in (0, 1]: none can be negative. Declared, so that the interval method does not depend
+# on whether a sample happens to hold a negative value.
+NON_NEGATIVE_PREFIXES = ("flow.", "energy.", "path.", "cpu.", "flows.", "nodes.", "links.",
+                         "channels.", "network.")
 NON_NEGATIVE_COLUMNS = ("sim_time_s", "events", "wall_s")
 
 STUDENT_T = "student-t"

@@ -1,14 +1,19 @@
-"""A result record as a rich table, JSON or CSV."""
+"""A result record as a rich table, JSON or CSV.
+
+A single-path record is two tables (the flow's metrics; the sender's and receiver's energy); a
+network record is a row per flow, a row per node and the network's totals.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from typing import Any, Mapping
+from typing import Any, List, Mapping, Sequence
 
 from rich import box
 from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -45,6 +50,11 @@ _ENERGY_ROWS = (
 )
 
 
+def is_network(record: Mapping[str, Any]) -> bool:
+    """A record of the network form of scenario (per-flow, per-node and network tables)."""
+    return isinstance(record.get("flows"), list) or isinstance(record.get("nodes"), Mapping)
+
+
 def _title(record: Mapping[str, Any]) -> Text:
     title = Text()
     title.append(str(record.get("scenario", "scenario")), style="bold")
@@ -52,19 +62,25 @@ def _title(record: Mapping[str, Any]) -> Text:
     title.append(f"  simulated {fixed(record.get('sim_time_s'), 's')}")
     title.append(f"  events {count(record.get('events'))}")
     if record.get("complete") is False:
-        title.append("\nINCOMPLETE: the run reached stop_after before the transfer finished",
+        what = "every flow finished" if is_network(record) else "the transfer finished"
+        title.append(f"\nINCOMPLETE: the run reached stop_after before {what}",
                      style="bold red")
     return title
 
 
-def _flow_table(flow: Mapping[str, Any]) -> Table:
-    table = Table(title="Flow", box=box.SIMPLE_HEAD, title_justify="left")
+def _metric_table(title: str, rows: Any, values: Mapping[str, Any]) -> Table:
+    """A two-column Metric / Value table of the `rows` (label, key, format) present in `values`."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("Metric")
     table.add_column("Value", justify="right")
-    for label, key, fmt in _FLOW_ROWS:
-        if key in flow:
-            table.add_row(label, fmt(flow[key]))
+    for label, key, fmt in rows:
+        if key in values:
+            table.add_row(label, fmt(values[key]))
     return table
+
+
+def _flow_table(flow: Mapping[str, Any]) -> Table:
+    return _metric_table("Flow", _FLOW_ROWS, flow)
 
 
 def _energy_table(energy: Mapping[str, Any]) -> Table:
@@ -91,7 +107,115 @@ def _energy_table(energy: Mapping[str, Any]) -> Table:
     return table
 
 
+# ---------------------------------------------------------------------------------------------
+# network records: a row per flow, a row per node, the network's totals
+
+
+def _latency(flow: Mapping[str, Any], key: str) -> str:
+    return fixed((flow.get("latency_ms") or {}).get(key))
+
+
+def _transport(flow: Mapping[str, Any]) -> str:
+    transport, variant = flow.get("transport"), flow.get("variant")
+    if transport is None or variant in (None, transport):
+        return plain(transport if transport is not None else variant)
+    return f"{transport} {variant}"
+
+
+# (header, cell of a flow of record["flows"], right-aligned). Units sit in the headers, which
+# take two lines, to keep the rows narrow. A console too narrow for one row per flow gets the
+# delivery columns and the loss and latency columns as two tables.
+_FLOW_NAME = ("Flow", lambda f: plain(f.get("name")), False)
+_FLOWS_DELIVERY = (
+    _FLOW_NAME,
+    ("Route", lambda f: f"{plain(f.get('from'))} -> {plain(f.get('to'))}", False),
+    ("Transport", _transport, False),
+    ("Traffic", lambda f: plain(f.get("traffic")), False),
+    ("Delivered\n(bytes)", lambda f: count(f.get("bytes_delivered")), True),
+    ("Goodput", lambda f: si(f.get("goodput_bps"), "bit/s"), True),
+    ("Complete", lambda f: plain(f.get("complete")), False),
+)
+_FLOWS_LOSS = (
+    ("Retrans-\nmissions", lambda f: count(f.get("retransmissions")), True),
+    ("Time-\nouts", lambda f: count(f.get("timeouts")), True),
+    ("Latency\nmean (ms)", lambda f: _latency(f, "mean"), True),
+    ("Latency\np95 (ms)", lambda f: _latency(f, "p95"), True),
+)
+
+# (header, key in a node's table of record["nodes"], formatter)
+_NODES_COLUMNS = (
+    ("Total\nenergy (J)", "total_j", fixed),
+    ("Idealized\nenergy (J)", "idealized_j", fixed),
+    ("Energy per\nbit (µJ)", "per_bit_total_uj", fixed),
+    ("Radio\ntx (s)", "radio_tx_s", fixed),
+    ("Radio\nrx (s)", "radio_rx_s", fixed),
+    ("Forwarded\npackets", "forwarded_packets", count),
+)
+
+# (label, key in record["network"], formatter)
+_NETWORK_ROWS = (
+    ("Goodput", "goodput_bps", lambda v: si(v, "bit/s")),
+    ("Wire bytes", "wire_bytes", count),
+    ("Total energy", "total_j", lambda v: fixed(v, "J")),
+    ("Idealized energy", "idealized_j", lambda v: fixed(v, "J")),
+    ("Jain's fairness", "jain_fairness", lambda v: fixed(v)),
+    ("Flows", "flows", count),
+    ("Nodes", "nodes", count),
+)
+
+# What a relay's "energy per bit" divides by: every flow's delivered bits, not its own.
+NODE_ENERGY_NOTE = ("Energy per bit: the node's energy per application bit delivered by all "
+                    "flows together. Idealized energy = total - idle energy (the node's energy "
+                    "while its radio neither sends nor receives and its CPU is not busy).")
+
+
+def _flows_table(flows: Sequence[Mapping[str, Any]], columns: Sequence[tuple],
+                 title: str) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for header, _, right in columns:
+        table.add_column(header, justify="right" if right else "left")
+    for flow in flows:
+        # Text, not str: a flow's name is the user's, and may hold rich markup such as "[b]".
+        table.add_row(*(Text(cell(flow)) for _, cell, _ in columns))
+    return table
+
+
+def _flows_tables(flows: Sequence[Mapping[str, Any]], console: Console) -> List[Table]:
+    """One table, a row per flow; cut in two (each row led by the flow's name) when that table
+    is wider than the console, rather than let every cell be squeezed and cut short."""
+    whole = _flows_table(flows, _FLOWS_DELIVERY + _FLOWS_LOSS, "Flows")
+    natural = Measurement.get(console, console.options.update_width(1_000_000), whole).maximum
+    if natural <= console.width:
+        return [whole]
+    return [_flows_table(flows, _FLOWS_DELIVERY, "Flows"),
+            _flows_table(flows, (_FLOW_NAME,) + _FLOWS_LOSS, "Flows: losses and latency")]
+
+
+def _nodes_table(nodes: Mapping[str, Mapping[str, Any]]) -> Table:
+    table = Table(title="Nodes", box=box.SIMPLE_HEAD, title_justify="left",
+                  caption=NODE_ENERGY_NOTE, caption_justify="left")
+    table.add_column("Node")
+    for header, _, _ in _NODES_COLUMNS:
+        table.add_column(header, justify="right")
+    for name, node in nodes.items():
+        table.add_row(Text(str(name)), *(fmt(node.get(key)) for _, key, fmt in _NODES_COLUMNS))
+    return table
+
+
+def _network_table(network: Mapping[str, Any]) -> Table:
+    return _metric_table("Network", _NETWORK_ROWS, network)
+
+
+def _network_group(record: Mapping[str, Any], console: Console) -> Group:
+    return Group(_title(record), *_flows_tables(record.get("flows") or [], console),
+                 _nodes_table(record.get("nodes") or {}),
+                 _network_table(record.get("network") or {}))
+
+
 def print_table(record: Mapping[str, Any], console: Console) -> None:
+    if is_network(record):
+        console.print(_network_group(record, console))
+        return
     console.print(Group(_title(record), _flow_table(record.get("flow") or {}),
                         _energy_table(record.get("energy") or {})))
 
@@ -101,7 +225,8 @@ def json_text(record: Mapping[str, Any]) -> str:
 
 
 def csv_text(record: Mapping[str, Any]) -> str:
-    """A header line of dotted keys and one line of values."""
+    """A header line of dotted keys and one line of values (a network record's flows keyed by
+    name: ``flows.<name>.goodput_bps``, as in the runs frame)."""
     flat = flatten(record)
     row = [json.dumps(v) if isinstance(v, (list, dict)) else v for v in flat.values()]
     out = io.StringIO()

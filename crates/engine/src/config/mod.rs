@@ -9,10 +9,12 @@
 
 pub mod serde_units;
 mod impairments;
+pub mod network;
 mod overrides;
 mod stack;
 
 pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
+pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, Transport};
 pub use overrides::apply_override;
 pub use stack::Stack;
 
@@ -23,17 +25,90 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A complete, validated scenario.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A complete, validated scenario: the single-path form (`path`, `traffic`, `energy.sender` and
+/// `energy.receiver` in use, `network` unset) or the network form (`network` set; `path` and
+/// `traffic` keep their defaults and are not used).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     pub name: String,
     pub seed: u64,
-    #[serde(with = "serde_units::duration")]
     pub stop_after: SimDuration,
     pub path: PathConfig,
     pub tcp: TcpConfig,
     pub traffic: TrafficConfig,
     pub energy: EnergyConfig,
+    pub network: Option<NetworkConfig>,
+    /// Routes of the network form, computed once from `network`.
+    pub routes: Option<crate::net::routing::RouteTable>,
+}
+
+/// The normalized document of each form: what a scenario file of that form may contain.
+#[derive(Serialize)]
+struct SinglePathDoc<'a> {
+    name: &'a str,
+    seed: u64,
+    #[serde(with = "serde_units::duration")]
+    stop_after: SimDuration,
+    path: &'a PathConfig,
+    tcp: &'a TcpConfig,
+    traffic: &'a TrafficConfig,
+    energy: &'a EnergyConfig,
+}
+
+#[derive(Serialize)]
+struct NetworkDoc<'a> {
+    name: &'a str,
+    seed: u64,
+    #[serde(with = "serde_units::duration")]
+    stop_after: SimDuration,
+    tcp: &'a TcpConfig,
+    energy: NetworkEnergyDoc,
+    nodes: std::collections::BTreeMap<&'a str, NodeDoc<'a>>,
+    links: &'a [network::NetLink],
+    flows: &'a [FlowConfig],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    routes: &'a [Vec<String>],
+}
+
+#[derive(Serialize)]
+struct NetworkEnergyDoc {
+    radio_policy: RadioPolicy,
+    #[serde(with = "serde_units::duration")]
+    timeout: SimDuration,
+}
+
+#[derive(Serialize)]
+struct NodeDoc<'a> {
+    profile: &'a ProfileRef,
+}
+
+impl Serialize for Scenario {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.network {
+            None => SinglePathDoc {
+                name: &self.name,
+                seed: self.seed,
+                stop_after: self.stop_after,
+                path: &self.path,
+                tcp: &self.tcp,
+                traffic: &self.traffic,
+                energy: &self.energy,
+            }
+            .serialize(s),
+            Some(n) => NetworkDoc {
+                name: &self.name,
+                seed: self.seed,
+                stop_after: self.stop_after,
+                tcp: &self.tcp,
+                energy: NetworkEnergyDoc { radio_policy: self.energy.radio_policy, timeout: self.energy.timeout },
+                nodes: n.nodes.iter().map(|x| (x.name.as_str(), NodeDoc { profile: &x.profile })).collect(),
+                links: &n.links,
+                flows: &n.flows,
+                routes: &n.routes,
+            }
+            .serialize(s),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -176,7 +251,7 @@ pub struct TcpConfig {
     pub rtt_sampling: RttSampling,
 }
 
-mod opt_duration {
+pub(crate) mod opt_duration {
     use super::serde_units;
     use crate::units::SimDuration;
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
@@ -486,6 +561,15 @@ struct RawScenario {
     traffic: TrafficConfig,
     #[serde(default)]
     energy: RawEnergy,
+    // The network form (read by `network::read`).
+    #[serde(default)]
+    nodes: Option<Value>,
+    #[serde(default)]
+    links: Option<Value>,
+    #[serde(default)]
+    flows: Option<Value>,
+    #[serde(default)]
+    routes: Option<Value>,
 }
 
 fn default_name() -> String {
@@ -515,7 +599,7 @@ impl Default for RawPath {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, default)]
-struct RawLink {
+pub(crate) struct RawLink {
     #[serde(with = "serde_units::rate")]
     rate: u64,
     #[serde(with = "serde_units::duration")]
@@ -544,13 +628,16 @@ impl Default for RawLink {
 struct RawEnergy {
     sender: Value,
     receiver: Value,
+    /// Profile of every node that names none (both nodes of the single-path form, unless
+    /// `sender` / `receiver` are given).
+    default_profile: Option<Value>,
     radio_policy: RadioPolicy,
     #[serde(with = "serde_units::duration")]
     timeout: SimDuration,
 }
 
 /// Largest bulk transfer accepted (sequence arithmetic stays far from overflow).
-const MAX_TRANSFER: u64 = 1_000_000_000_000_000;
+pub(crate) const MAX_TRANSFER: u64 = 1_000_000_000_000_000;
 
 const DEFAULT_PROFILE: &str = "singh2002-toshiba-wavelan";
 
@@ -559,6 +646,7 @@ impl Default for RawEnergy {
         Self {
             sender: Value::String(DEFAULT_PROFILE.into()),
             receiver: Value::String(DEFAULT_PROFILE.into()),
+            default_profile: None,
             radio_policy: RadioPolicy::AlwaysOn,
             timeout: SimDuration::from_millis(100),
         }
@@ -636,19 +724,53 @@ impl Scenario {
             _ => doc,
         };
         let raw: RawScenario = typed(doc, "")?;
+        let has = |table: &str, key: &str| doc.get(table).and_then(|t| t.get(key)).is_some();
+        let network_form = raw.nodes.is_some() || raw.links.is_some() || raw.flows.is_some() || raw.routes.is_some();
+        if network_form {
+            for key in ["path", "traffic"] {
+                if doc.get(key).is_some() {
+                    return Err(EngineError::config(
+                        key,
+                        format!("[{key}] belongs to the single-path form; a network ([nodes], [[links]], [[flows]]) sets links and traffic per link and per flow"),
+                    ));
+                }
+            }
+            for key in ["sender", "receiver"] {
+                if has("energy", key) {
+                    return Err(EngineError::config(
+                        format!("energy.{key}"),
+                        "belongs to the single-path form; in a network give nodes.NAME.profile or energy.default_profile",
+                    ));
+                }
+            }
+        }
+        let default_profile = raw.energy.default_profile.clone().unwrap_or_else(|| Value::String(DEFAULT_PROFILE.into()));
+        let profile_of = |key: &str, given: &Value| {
+            if has("energy", key) || raw.energy.default_profile.is_none() {
+                resolve_profile(given, &format!("energy.{key}"))
+            } else {
+                resolve_profile(&default_profile, "energy.default_profile")
+            }
+        };
+        let energy = EnergyConfig {
+            sender: profile_of("sender", &raw.energy.sender)?,
+            receiver: profile_of("receiver", &raw.energy.receiver)?,
+            radio_policy: raw.energy.radio_policy,
+            timeout: raw.energy.timeout,
+        };
         let path = PathConfig {
             mtu: raw.path.mtu,
             frame_overhead: raw.path.frame_overhead,
             forward: resolve_link(raw.path.forward, "path.forward")?,
             reverse: resolve_link(raw.path.reverse, "path.reverse")?,
         };
-        let energy = EnergyConfig {
-            sender: resolve_profile(&raw.energy.sender, "energy.sender")?,
-            receiver: resolve_profile(&raw.energy.receiver, "energy.receiver")?,
-            radio_policy: raw.energy.radio_policy,
-            timeout: raw.energy.timeout,
+        let network = if network_form {
+            let tcp_doc = doc.get("tcp").cloned().unwrap_or(Value::Object(Default::default()));
+            Some(network::read(doc, &tcp_doc, &default_profile)?)
+        } else {
+            None
         };
-        let s = Scenario {
+        let mut s = Scenario {
             name: raw.name,
             seed: raw.seed,
             stop_after: raw.stop_after,
@@ -656,7 +778,12 @@ impl Scenario {
             tcp: raw.tcp,
             traffic: raw.traffic,
             energy,
+            network,
+            routes: None,
         };
+        if s.network.is_some() {
+            s.resolve_routes()?;
+        }
         s.validate()?;
         Ok(s)
     }
@@ -668,6 +795,13 @@ impl Scenario {
         }
         if self.stop_after.0 == 0 {
             return Err(e("stop_after", "must be > 0"));
+        }
+        if self.energy.radio_policy == RadioPolicy::IdleTimeout && self.energy.timeout.0 == 0 {
+            return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));
+        }
+        validate_tcp(&self.tcp, "tcp")?;
+        if let Some(net) = &self.network {
+            return self.validate_network(net);
         }
         let p = &self.path;
         if !(128..=65_535).contains(&p.mtu) {
@@ -681,76 +815,59 @@ impl Scenario {
                 return Err(e(format!("{name}.queue"), "must be at least 1 packet"));
             }
         }
-        let t = &self.tcp;
-        if t.initial_window == 0 {
-            return Err(e("tcp.initial_window", "must be at least 1 segment"));
-        }
-        if t.min_rto.0 == 0 {
-            return Err(e("tcp.min_rto", "must be > 0"));
-        }
-        if t.max_rto < t.min_rto {
-            return Err(e("tcp.max_rto", "must be >= tcp.min_rto"));
-        }
-        if t.initial_rto.0 == 0 {
-            return Err(e("tcp.initial_rto", "must be > 0"));
-        }
-        if let Some(a) = t.alpha {
-            if !(a.is_finite() && a > 0.0) {
-                return Err(e("tcp.alpha", format!("must be a number > 0 (segments per RTT), got {a}")));
-            }
-        }
-        if let Some(b) = t.beta {
-            if !(b > 0.0 && b <= 1.0) {
-                return Err(e("tcp.beta", format!("must be in (0, 1], got {b}")));
-            }
-        }
-        if (t.alpha.is_some() || t.beta.is_some()) && !t.variant.is_aimd() {
-            return Err(e(
-                "tcp.alpha",
-                "alpha and beta apply to the TCP(alpha, beta) variants: gaimd, responsive, smooth, aggressive, conservative",
-            ));
-        }
-        if t.fixed_rto.is_some_and(|d| d.0 == 0) {
-            return Err(e("tcp.fixed_rto", "must be > 0"));
-        }
-        for (key, tick) in [("tcp.timer_tick", t.timer_tick), ("tcp.delayed_ack_tick", t.delayed_ack_tick)] {
-            if tick.0 != 0 && !(SimDuration::from_micros(1)..=SimDuration::from_secs(1)).contains(&tick) {
-                return Err(e(key, format!("must be 0 (exact timers) or a tick between 1us and 1s, got {}", serde_units::format_duration(tick))));
-            }
-        }
-        if t.elfn_probe_interval.0 == 0 {
-            return Err(e("tcp.elfn_probe_interval", "must be > 0"));
-        }
-        if t.dupack_threshold == 0 {
-            return Err(e("tcp.dupack_threshold", "must be at least 1"));
-        }
-        if t.delayed_ack.every > 0 && t.delayed_ack.timeout.0 == 0 {
-            return Err(e("tcp.delayed_ack.timeout", "must be > 0"));
-        }
-        if t.delayed_ack.every == 0 && t.delayed_ack.timeout.0 == 0 {
-            return Err(e("tcp.delayed_ack", "every = 0 (timer only) needs a timeout > 0"));
-        }
-        let min_payload_mtu = 40 + 12 + 40 + 1;
-        if (p.mtu as u64) < min_payload_mtu {
-            return Err(e("path.mtu", format!("must leave room for headers and options: at least {min_payload_mtu} bytes")));
-        }
-        if t.receive_buffer < self.smss() as u64 {
-            return Err(e("tcp.receive_buffer", format!("must hold at least one segment ({} bytes)", self.smss())));
-        }
-        if t.send_buffer.is_some_and(|b| b < self.smss() as u64) {
-            return Err(e("tcp.send_buffer", format!("must hold at least one segment ({} bytes)", self.smss())));
-        }
+        check_mtu_room(p.mtu, "path.mtu")?;
+        check_buffers(&self.tcp, self.smss(), "tcp")?;
         if self.traffic.bytes == 0 || self.traffic.bytes > MAX_TRANSFER {
             return Err(e("traffic.bytes", format!("must be between 1 byte and {MAX_TRANSFER} bytes (1 PB)")));
-        }
-        if self.energy.radio_policy == RadioPolicy::IdleTimeout && self.energy.timeout.0 == 0 {
-            return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));
         }
         // A hop faster than the radio's PHY could not be fed by that radio (docs/models/energy.md#radio).
         crate::energy::airtime::check_path_rates(&self.path, &self.energy)?;
         Ok(())
     }
 
+    /// Routes, and the checks that need them: each flow's path MTU and segment size.
+    fn resolve_routes(&mut self) -> Result<(), EngineError> {
+        use crate::net::routing::{RouteError, RouteTable};
+        let net = self.network.as_mut().expect("network form");
+        let table = RouteTable::build(net).map_err(|err| match err {
+            RouteError::NoRoute { flow, from, to } => {
+                EngineError::config(format!("flows.{flow}.to"), format!("no route from {from:?} to {to:?}: no chain of links joins them in that direction"))
+            }
+            RouteError::Loop { route, at } => {
+                EngineError::config(format!("routes.{route}"), format!("the route loops: from {at:?} it never reaches its last node"))
+            }
+        })?;
+        for f in net.flows.iter_mut() {
+            let hops = table.path(f.src, f.dst).expect("checked by RouteTable::build");
+            f.path_mtu = hops.iter().map(|i| net.links[table.ifaces[i.index()].link].mtu).min().expect("a flow has a hop");
+        }
+        self.routes = Some(table);
+        Ok(())
+    }
+
+    fn validate_network(&self, net: &NetworkConfig) -> Result<(), EngineError> {
+        for (i, f) in net.flows.iter().enumerate() {
+            let at = format!("flows.{i}");
+            check_mtu_room(f.path_mtu, &format!("{at} (path MTU {})", f.path_mtu))?;
+            if f.transport == Transport::Tcp {
+                check_buffers(&f.tcp, f.smss(), &format!("{at}.tcp"))?;
+            }
+            let payload = match f.traffic {
+                FlowTraffic::Cbr { packet, .. } => Some((packet, "packet")),
+                FlowTraffic::OnOff { message, .. } => Some((message, "message")),
+                _ => None,
+            };
+            if let (Transport::Udp, Some((bytes, key))) = (f.transport, payload) {
+                if bytes + 28 > f.path_mtu {
+                    return Err(EngineError::config(
+                        format!("{at}.traffic.{key}"),
+                        format!("a {bytes}-byte datagram does not fit the path MTU {} (IPv4 20 + UDP 8 + payload); at most {} bytes", f.path_mtu, f.path_mtu - 28),
+                    ));
+                }
+            }
+        }
+        crate::energy::airtime::check_link_rates(net)
+    }
     /// Sender maximum segment size: MTU minus IPv4 and TCP headers and the options every data
     /// segment carries (timestamps, 12 bytes with padding; RFC 7323 §3, RFC 6691).
     pub fn smss(&self) -> u32 {
@@ -763,7 +880,81 @@ impl Scenario {
     }
 }
 
-fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, EngineError> {
+/// TCP settings checks shared by `[tcp]` and each flow's merged `tcp` table (`at` is its key).
+pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
+    let e = |key: &str, msg: String| EngineError::config(format!("{at}.{key}"), msg);
+    if t.initial_window == 0 {
+        return Err(e("initial_window", "must be at least 1 segment".into()));
+    }
+    if t.min_rto.0 == 0 {
+        return Err(e("min_rto", "must be > 0".into()));
+    }
+    if t.max_rto < t.min_rto {
+        return Err(e("max_rto", format!("must be >= {at}.min_rto")));
+    }
+    if t.initial_rto.0 == 0 {
+        return Err(e("initial_rto", "must be > 0".into()));
+    }
+    if let Some(a) = t.alpha {
+        if !(a.is_finite() && a > 0.0) {
+            return Err(e("alpha", format!("must be a number > 0 (segments per RTT), got {a}")));
+        }
+    }
+    if let Some(b) = t.beta {
+        if !(b > 0.0 && b <= 1.0) {
+            return Err(e("beta", format!("must be in (0, 1], got {b}")));
+        }
+    }
+    if (t.alpha.is_some() || t.beta.is_some()) && !t.variant.is_aimd() {
+        return Err(e(
+            "alpha",
+            "alpha and beta apply to the TCP(alpha, beta) variants: gaimd, responsive, smooth, aggressive, conservative".into(),
+        ));
+    }
+    if t.fixed_rto.is_some_and(|d| d.0 == 0) {
+        return Err(e("fixed_rto", "must be > 0".into()));
+    }
+    for (key, tick) in [("timer_tick", t.timer_tick), ("delayed_ack_tick", t.delayed_ack_tick)] {
+        if tick.0 != 0 && !(SimDuration::from_micros(1)..=SimDuration::from_secs(1)).contains(&tick) {
+            return Err(e(key, format!("must be 0 (exact timers) or a tick between 1us and 1s, got {}", serde_units::format_duration(tick))));
+        }
+    }
+    if t.elfn_probe_interval.0 == 0 {
+        return Err(e("elfn_probe_interval", "must be > 0".into()));
+    }
+    if t.dupack_threshold == 0 {
+        return Err(e("dupack_threshold", "must be at least 1".into()));
+    }
+    if t.delayed_ack.every > 0 && t.delayed_ack.timeout.0 == 0 {
+        return Err(e("delayed_ack.timeout", "must be > 0".into()));
+    }
+    if t.delayed_ack.every == 0 && t.delayed_ack.timeout.0 == 0 {
+        return Err(e("delayed_ack", "every = 0 (timer only) needs a timeout > 0".into()));
+    }
+    Ok(())
+}
+
+/// The MTU must leave room for the IPv4 and TCP headers, the largest options and one payload byte.
+fn check_mtu_room(mtu: u32, at: &str) -> Result<(), EngineError> {
+    let min_payload_mtu = 40 + 12 + 40 + 1;
+    if mtu < min_payload_mtu {
+        return Err(EngineError::config(at, format!("must leave room for headers and options: at least {min_payload_mtu} bytes")));
+    }
+    Ok(())
+}
+
+/// Socket buffers must hold at least one segment of `smss` bytes.
+fn check_buffers(t: &TcpConfig, smss: u32, at: &str) -> Result<(), EngineError> {
+    if t.receive_buffer < smss as u64 {
+        return Err(EngineError::config(format!("{at}.receive_buffer"), format!("must hold at least one segment ({smss} bytes)")));
+    }
+    if t.send_buffer.is_some_and(|b| b < smss as u64) {
+        return Err(EngineError::config(format!("{at}.send_buffer"), format!("must hold at least one segment ({smss} bytes)")));
+    }
+    Ok(())
+}
+
+pub(crate) fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, EngineError> {
     let impairments = raw
         .impairments
         .iter()
@@ -804,7 +995,7 @@ fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, EngineError> {
     })
 }
 
-fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, EngineError> {
+pub(crate) fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, EngineError> {
     match v {
         Value::String(name) => match profile::builtin(name) {
             Some(p) => Ok(ProfileRef { name: Some(name.clone()), profile: p? }),

@@ -107,6 +107,8 @@ pub struct CpuMeter {
     pending_cycles: f64,
     pending_at: SimTime,
     pub cycles: f64,
+    /// Of `cycles`, those charged by [`CpuMeter::charge_cycles`].
+    pub other_cycles: f64,
     pub op_counts: [u64; OP_KINDS],
 }
 
@@ -121,6 +123,7 @@ impl CpuMeter {
             pending_cycles: 0.0,
             pending_at: SimTime::ZERO,
             cycles: 0.0,
+            other_cycles: 0.0,
             op_counts: [0; OP_KINDS],
         }
     }
@@ -136,6 +139,7 @@ impl CpuMeter {
             pending_cycles: 0.0,
             pending_at: SimTime::ZERO,
             cycles: 0.0,
+            other_cycles: 0.0,
             op_counts: [0; OP_KINDS],
         }
     }
@@ -152,6 +156,32 @@ impl CpuMeter {
             self.pending_at = now;
         }
         self.pending_cycles += cycles;
+    }
+
+    /// Charge `cycles` of work that is not a protocol operation of an endpoint (a router
+    /// forwarding a packet), counted apart in `other_cycles`.
+    #[inline]
+    pub fn charge_cycles(&mut self, now: SimTime, cycles: f64) {
+        if self.costs.is_none() {
+            return;
+        }
+        self.other_cycles += cycles;
+        if now != self.pending_at {
+            self.flush();
+            self.pending_at = now;
+        }
+        self.pending_cycles += cycles;
+    }
+
+    /// Cycles of a router forwarding one IP packet of `ip_len` bytes: `cycles.forward` +
+    /// `cycles.forward_per_byte` x length when the profile gives them, else the per-packet cost of
+    /// receiving and of sending a packet without payload (driver, IP and the 52-byte card
+    /// transfers) plus `per_byte` for the packet's other bytes crossing the card (docs/models/network.md).
+    pub fn forward_cycles(&self, ip_len: u32) -> f64 {
+        let Some(c) = &self.costs else { return 0.0 };
+        let fixed = c.forward.unwrap_or(c.ack_received + c.ack_sent);
+        let per_byte = c.forward_per_byte.unwrap_or(c.per_byte);
+        fixed + per_byte * ip_len.saturating_sub(52) as f64
     }
 
     /// Turn the work gathered at `pending_at` into busy time.

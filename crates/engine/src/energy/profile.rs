@@ -129,6 +129,12 @@ pub struct CycleCosts {
     pub paws_check: f64,
     pub fast_path: f64,
     pub slow_path: f64,
+    /// Forwarding one IP packet at a router: cycles per packet and per byte; unset = derived
+    /// from the endpoint costs (`CpuMeter::forward_cycles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward_per_byte: Option<f64>,
 }
 
 /// The built-in profiles, as TOML text, compiled in from the Python package's data directory.
@@ -208,7 +214,8 @@ impl DeviceProfile {
             ("cpu.cycles.fast_path", c.fast_path),
             ("cpu.cycles.slow_path", c.slow_path),
         ];
-        for (k, v) in checks {
+        let optional = [("cpu.cycles.forward", c.forward), ("cpu.cycles.forward_per_byte", c.forward_per_byte)];
+        for (k, v) in checks.into_iter().chain(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)))) {
             if !v.is_finite() || v < 0.0 {
                 return Err(EngineError::config(at(k), format!("must be a finite number >= 0, got {v}")));
             }

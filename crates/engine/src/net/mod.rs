@@ -1,5 +1,6 @@
-//! The network: links with drop-tail queues and channel impairments.
+//! The network: links with drop-tail queues and channel impairments, and static routing.
 
 pub mod impair;
 pub mod link;
 pub mod queue;
+pub mod routing;

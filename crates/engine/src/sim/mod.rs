@@ -1,5 +1,6 @@
 //! The discrete-event core: the world (nodes, links, packets), the event enum and the run loop.
 
+pub mod network;
 pub mod queue;
 pub mod rng;
 
@@ -45,15 +46,20 @@ struct Node {
 }
 
 /// Packets in flight, stored once and addressed by index.
-#[derive(Default)]
-struct Slab {
-    items: Vec<Segment>,
+struct Slab<T> {
+    items: Vec<T>,
     free: Vec<u32>,
 }
 
-impl Slab {
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Self { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T: Copy> Slab<T> {
     #[inline]
-    fn insert(&mut self, seg: Segment) -> u32 {
+    fn insert(&mut self, seg: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.items[i as usize] = seg;
@@ -65,8 +71,13 @@ impl Slab {
             }
         }
     }
+    /// Packets stored and not yet taken.
+    fn in_use(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+
     #[inline]
-    fn take(&mut self, i: u32) -> Segment {
+    fn take(&mut self, i: u32) -> T {
         self.free.push(i);
         self.items[i as usize]
     }
@@ -87,7 +98,7 @@ pub struct World<'a> {
     scenario: &'a Scenario,
     now: SimTime,
     queue: EventQueue<Event>,
-    packets: Slab,
+    packets: Slab<Segment>,
     nodes: [Node; 2],
     /// links[0]: sender -> receiver (forward); links[1]: receiver -> sender (reverse).
     links: [Link; 2],
@@ -329,12 +340,21 @@ impl<'a> World<'a> {
     }
 }
 
-/// Run `scenario` with `seed`.
+/// Run the single-path `scenario` with `seed`.
 pub fn run(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<RunResult, EngineError> {
+    single_path_only(scenario)?;
     World::new(scenario, seed, opts).run(seed)
+}
+
+fn single_path_only(scenario: &Scenario) -> Result<(), EngineError> {
+    match scenario.network {
+        None => Ok(()),
+        Some(_) => Err(EngineError::config("", "a network scenario ([nodes], [[links]], [[flows]]): run it with run_network() or run_json()")),
+    }
 }
 
 /// Run `scenario` with `seed`; the second value is the packet capture when `opts.capture`.
 pub fn run_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(RunResult, Option<Capture>), EngineError> {
+    single_path_only(scenario)?;
     World::new(scenario, seed, opts).run_captured(seed)
 }

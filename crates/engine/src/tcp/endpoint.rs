@@ -6,7 +6,7 @@ use super::receiver::{Receiver, ReceiverParams};
 use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
 use super::sender::{timestamp_ms, OutSegment, Sender};
 use super::variant::Recipe;
-use crate::config::{HeaderPrediction, Scenario};
+use crate::config::{HeaderPrediction, Scenario, TcpConfig};
 use crate::energy::cpu::{CpuMeter, Op};
 use crate::units::SimTime;
 
@@ -45,9 +45,15 @@ pub struct Endpoint {
 impl Endpoint {
     /// An endpoint for `scenario` that will send `app_bytes` and then close.
     pub fn new(scenario: &Scenario, role: Role, app_bytes: u64) -> Self {
-        let recipe = Recipe::for_scenario(scenario);
-        let tcp = &scenario.tcp;
-        let smss = scenario.smss();
+        Self::with_settings(&scenario.tcp, scenario.path.mtu, role, app_bytes, true)
+    }
+
+    /// An endpoint with TCP settings `tcp` on a path of MTU `mtu`. The active side opens at
+    /// once; with `close_after`, it closes after `app_bytes` (more may be written with
+    /// [`Endpoint::write`] otherwise).
+    pub fn with_settings(tcp: &TcpConfig, mtu: u32, role: Role, app_bytes: u64, close_after: bool) -> Self {
+        let smss = mtu - 40 - if tcp.timestamps { 12 } else { 0 };
+        let recipe = Recipe::for_tcp(tcp, smss);
         let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
         let max_window = tcp.max_window();
         let receiver_params = ReceiverParams {
@@ -65,7 +71,9 @@ impl Endpoint {
         let mut sender = Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes);
         if role == Role::Active {
             sender.open(smss as u64);
-            sender.close();
+            if close_after {
+                sender.close();
+            }
         }
         Self {
             role,
@@ -75,7 +83,7 @@ impl Endpoint {
             timestamps: tcp.timestamps,
             sack: recipe.sender.sack,
             window_scale,
-            mss_option: (scenario.path.mtu - 40).min(u16::MAX as u32) as u16,
+            mss_option: (mtu - 40).min(u16::MAX as u32) as u16,
             counters: EndpointCounters::default(),
         }
     }
@@ -192,6 +200,16 @@ impl Endpoint {
     /// A route-failure or route-restored notice (ELFN) reached this node.
     pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
         self.sender.on_route_notice(now, restored, cpu);
+    }
+
+    /// The application writes `bytes` more.
+    pub fn write(&mut self, bytes: u64) {
+        self.sender.write(bytes);
+    }
+
+    /// The application writes nothing more: the connection closes after what was sent.
+    pub fn stop_writing(&mut self, now: SimTime) {
+        self.sender.stop_writing(now);
     }
 
     /// Both directions finished: our FIN acknowledged and the peer's FIN received.

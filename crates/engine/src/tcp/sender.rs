@@ -246,6 +246,25 @@ impl Sender {
             self.restart_timer(now, cpu);
         }
     }
+    /// The application writes `bytes` more (before it closes).
+    pub fn write(&mut self, bytes: u64) {
+        debug_assert!(!self.closing, "write after close");
+        if bytes > 0 {
+            self.data_end += bytes;
+            self.data_acked_at = None;
+        }
+    }
+
+    /// The application stops supplying data: what was already sent is the whole stream, and a
+    /// FIN follows it.
+    pub fn stop_writing(&mut self, now: SimTime) {
+        self.data_end = self.data_end.min(self.tcb.snd_max.max(ISS + 1));
+        if self.data_acked_at.is_none() && self.tcb.snd_una >= self.data_end {
+            self.data_acked_at = Some(now);
+        }
+        self.closing = true;
+    }
+
     pub fn data_end(&self) -> u64 {
         self.data_end
     }

@@ -27,7 +27,11 @@ fn aimd_preset(v: Variant) -> (f64, f64, Option<SimDuration>) {
 
 impl Recipe {
     pub fn for_scenario(s: &Scenario) -> Self {
-        let t = &s.tcp;
+        Self::for_tcp(&s.tcp, s.smss())
+    }
+
+    /// The recipe of TCP settings `t` with sender maximum segment size `smss`.
+    pub fn for_tcp(t: &crate::config::TcpConfig, smss: u32) -> Self {
         let (alpha, beta, preset_rto) = aimd_preset(t.variant);
         let cc = match t.variant {
             Variant::Cubic => AnyCc::Cubic(CubicCc::new(t.cwnd_growth)),
@@ -47,7 +51,7 @@ impl Recipe {
             | Variant::Conservative => AnyRecovery::NewReno(NewRenoRecovery::default()),
         };
         let sender = SenderParams {
-            smss: s.smss(),
+            smss,
             initial_window: t.initial_window,
             initial_ssthresh: match t.initial_ssthresh {
                 Ssthresh::Bytes(b) => b,

@@ -1,0 +1,165 @@
+//! The record of a network run (DESIGN.md "Networks"): one entry per flow, per node and per
+//! link direction, network totals, and the single-flow keys (`flow`, `energy.sender`,
+//! `energy.receiver`) as aliases when the network carries exactly one flow.
+
+use super::FlowResult;
+use crate::energy::meter::NodeEnergy;
+use crate::net::link::LinkCounters;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NetRunResult {
+    pub scenario: String,
+    pub seed: u64,
+    /// The TCP variant every TCP flow uses, "mixed" when they differ, "udp" without TCP flows.
+    pub variant: String,
+    /// Every flow finished (see [`NetFlowResult::complete`]).
+    pub complete: bool,
+    pub sim_time_s: f64,
+    pub events: u64,
+    pub engine_version: &'static str,
+    /// The single flow's keys, when there is exactly one flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow: Option<FlowResult>,
+    pub energy: NetEnergyResult,
+    pub flows: Vec<NetFlowResult>,
+    pub nodes: BTreeMap<String, NetNodeResult>,
+    /// Per direction, keyed "A->B".
+    pub links: BTreeMap<String, LinkCounters>,
+    pub network: NetworkTotals,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NetEnergyResult {
+    /// The single flow's source and destination nodes, when there is exactly one flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sender: Option<NodeEnergy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<NodeEnergy>,
+    /// The measurement window [0, window_s] (s): until the last flow finished.
+    pub window_s: f64,
+}
+
+/// Delivery latency of application messages (ms): from the write to the delivery of its last
+/// byte to the receiving application. NaN (null) when no message was delivered.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Latency {
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+}
+
+impl Latency {
+    /// Mean and nearest-rank percentiles of latencies given in ns.
+    pub fn of(mut ns: Vec<u64>) -> Self {
+        if ns.is_empty() {
+            return Latency { mean: f64::NAN, p50: f64::NAN, p95: f64::NAN, p99: f64::NAN };
+        }
+        ns.sort_unstable();
+        let ms = |v: u64| v as f64 * 1e-6;
+        let rank = |q: f64| {
+            let k = ((q * ns.len() as f64).ceil() as usize).clamp(1, ns.len());
+            ms(ns[k - 1])
+        };
+        let mean = ns.iter().map(|&v| v as f64).sum::<f64>() / ns.len() as f64 * 1e-6;
+        Latency { mean, p50: rank(0.50), p95: rank(0.95), p99: rank(0.99) }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NetFlowResult {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub transport: &'static str,
+    /// TCP variant, or "udp".
+    pub variant: String,
+    pub traffic: &'static str,
+    /// Bulk: every byte acknowledged; timed: it ran its whole duration; on_off and cbr: it reached
+    /// its stop (or the end of the run, when it has none). A `stop` that cuts a bulk or timed flow
+    /// short leaves it incomplete.
+    pub complete: bool,
+    pub start_s: f64,
+    /// When the flow was stopped (its `stop`), if it was.
+    pub stop_s: Option<f64>,
+    #[serde(flatten)]
+    pub flow: FlowResult,
+    /// Application messages written and delivered in full: one for bulk (the whole transfer),
+    /// none for timed (a saturating source's write-to-delivery time measures its send buffer).
+    pub messages_sent: u64,
+    pub messages_delivered: u64,
+    pub latency_ms: Latency,
+    /// UDP: datagrams sent and received.
+    pub datagrams_sent: u64,
+    pub datagrams_delivered: u64,
+    /// Packets of this flow that reached an endpoint after the flow was stopped (discarded).
+    pub arrived_after_stop: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NetNodeResult {
+    #[serde(flatten)]
+    pub energy: NodeEnergy,
+    /// Packets this node's flow ends sent, and packets addressed to it that arrived.
+    pub originated_packets: u64,
+    pub received_packets: u64,
+    /// Packets this node forwarded for other nodes, and the cycles that cost.
+    pub forwarded_packets: u64,
+    pub forward_cycles: f64,
+    /// Protocol operations charged to this node's CPU, by kind.
+    pub cpu_ops: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NetworkTotals {
+    /// Application bits delivered by all flows per second of the measurement window.
+    pub goodput_bps: f64,
+    /// IP bytes put on every link (each hop counts).
+    pub wire_bytes: u64,
+    pub total_j: f64,
+    pub idealized_j: f64,
+    /// Jain's fairness index over the flows' goodput: (sum x)^2 / (n sum x^2); null if all are 0.
+    pub jain_fairness: f64,
+    /// Packets on a link (propagating) when the run ended.
+    pub packets_in_flight: u64,
+    pub flows: usize,
+    pub nodes: usize,
+}
+
+/// Jain, Chiu & Hawe (DEC-TR-301, 1984): 1 when all equal, 1/n when one flow takes everything.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || sq <= 0.0 {
+        return f64::NAN;
+    }
+    sum * sum / (x.len() as f64 * sq)
+}
+
+impl NetRunResult {
+    /// The record as JSON; non-finite floats become null.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("result serializes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert!((jain_index(&[3.0, 3.0, 3.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[5.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!(jain_index(&[0.0, 0.0]).is_nan());
+    }
+
+    #[test]
+    fn latency_percentiles_use_the_nearest_rank() {
+        let l = Latency::of((1..=100).map(|v| v * 1_000_000).collect());
+        assert_eq!((l.p50, l.p95, l.p99), (50.0, 95.0, 99.0));
+        assert!((l.mean - 50.5).abs() < 1e-9);
+    }
+}

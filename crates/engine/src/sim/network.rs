@@ -1,0 +1,756 @@
+//! The run loop of the network form: any number of nodes joined by point-to-point links, static
+//! routes, and any number of flows (TCP or UDP), each with its own application traffic.
+//!
+//! A node owns a meter (radio log, CPU) and forwards packets not addressed to it by its route
+//! table. A flow owns its two ends (sans-I/O TCP endpoints, or UDP counters) and its
+//! application: when it writes, how much, and which messages are still to be delivered. Links
+//! schedule arrivals directly, as in the single-path loop (`sim::World`); nodes and flows are
+//! addressed by typed ids, so another kind of interface (a shared channel) can sit beside links.
+
+use super::queue::EventQueue;
+use super::rng::Stream;
+use super::Slab;
+use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, Transport};
+use crate::config::Scenario;
+use crate::energy::airtime::RadioAirtime;
+use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
+use crate::energy::meter::{self, NodeEnergy, RadioLog};
+use crate::error::EngineError;
+use crate::net::link::{Fate, Link};
+use crate::net::routing::RouteTable;
+use crate::result::network::{jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals};
+use crate::result::FlowResult;
+use crate::tcp::endpoint::{Endpoint, Role};
+use crate::tcp::segment::{Ecn, Segment};
+use crate::units::{SimDuration, SimTime};
+use std::collections::{BTreeMap, VecDeque};
+
+/// IPv4 (20) + UDP (8) header bytes of a datagram.
+const UDP_HEADERS: u32 = 28;
+/// A timed flow's application never runs dry: it writes this much at the start.
+const ENDLESS: u64 = 1 << 50;
+
+/// Which end of a flow: the source (`from`) or the destination (`to`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Side {
+    Src = 0,
+    Dst = 1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// Packet (slab index) arrives at a node.
+    Arrive { node: u32, packet: u32 },
+    /// A flow end asked to be woken (TCP timers).
+    Wake { flow: u32, side: Side },
+    /// A route-failure (`restored` false) or route-restored notice for a flow's sending end (ELFN).
+    RouteNotice { flow: u32, side: Side, restored: bool },
+    /// The flow's application starts.
+    Start { flow: u32 },
+    /// The flow's application writes its next message.
+    Write { flow: u32 },
+    /// A timed flow's duration is over: both ends stop and the flow is finished.
+    DurationOver { flow: u32 },
+    /// The flow's `stop`: both ends stop at once; packets still in flight are discarded on arrival.
+    Stop { flow: u32 },
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Body {
+    Tcp(Segment),
+    /// A UDP datagram: payload bytes, the time its message was written.
+    Udp { payload: u32, written_at: SimTime },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Packet {
+    flow: u32,
+    /// Sent by the flow's source end (towards `to`), else by its destination end.
+    from_src: bool,
+    body: Body,
+}
+
+impl Packet {
+    fn wire_len(&self) -> u32 {
+        match &self.body {
+            Body::Tcp(seg) => seg.wire_len(),
+            Body::Udp { payload, .. } => payload + UDP_HEADERS,
+        }
+    }
+    fn ect(&self) -> bool {
+        matches!(&self.body, Body::Tcp(seg) if seg.ecn != Ecn::NotEct)
+    }
+}
+
+/// A node's meters.
+struct NodeState {
+    cpu: CpuMeter,
+    radio: RadioLog,
+    airtime: RadioAirtime,
+    /// Packets its endpoints sent, packets addressed to it that arrived, packets it forwarded.
+    originated: u64,
+    received: u64,
+    forwarded: u64,
+}
+
+/// The application's state and counters of one flow.
+struct FlowState {
+    /// TCP ends (source, destination); `None` for UDP, or before the source starts.
+    tcp: [Option<Endpoint>; 2],
+    wake_at: [Option<SimTime>; 2],
+    started: bool,
+    /// Both ends are silent: the flow reached its `stop` or the end of its `timed` duration.
+    halted: bool,
+    stopped_at: Option<SimTime>,
+    /// When the flow finished (see `NetFlowResult::complete`).
+    finished_at: Option<SimTime>,
+    /// Bytes written so far (TCP stream offset of the next message), messages still undelivered
+    /// as (end offset, written at), and each delivered message's latency.
+    written: u64,
+    pending: VecDeque<(u64, SimTime)>,
+    messages_sent: u64,
+    latencies: Vec<u64>,
+    writes: u64,
+    rng: Stream,
+    udp_sent: u64,
+    udp_delivered: u64,
+    udp_bytes_delivered: u64,
+    udp_wire_bytes: u64,
+    arrived_after_stop: u64,
+}
+
+pub struct NetWorld<'a> {
+    scenario: &'a Scenario,
+    net: &'a NetworkConfig,
+    routes: &'a RouteTable,
+    now: SimTime,
+    queue: EventQueue<Event>,
+    packets: Slab<Packet>,
+    nodes: Vec<NodeState>,
+    ifaces: Vec<Link>,
+    flows: Vec<FlowState>,
+    events: u64,
+    /// IP bytes that went on the wire (queue drops excluded), over every hop.
+    wire_bytes: u64,
+}
+
+impl<'a> NetWorld<'a> {
+    pub fn new(scenario: &'a Scenario, seed: u64) -> Result<Self, EngineError> {
+        let (Some(net), Some(routes)) = (&scenario.network, &scenario.routes) else {
+            return Err(EngineError::Invariant("network run of a single-path scenario".into()));
+        };
+        let nodes = net
+            .nodes
+            .iter()
+            .map(|n| {
+                let p = &n.profile.profile;
+                NodeState {
+                    cpu: CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w),
+                    radio: RadioLog::with_capacity(256),
+                    airtime: RadioAirtime::new(p),
+                    originated: 0,
+                    received: 0,
+                    forwarded: 0,
+                }
+            })
+            .collect();
+        let ifaces = routes
+            .ifaces
+            .iter()
+            .map(|e| {
+                let l = &net.links[e.link];
+                let (cfg, dir) = if e.reverse { (l.reverse.as_ref().expect("reverse iface"), "reverse") } else { (&l.forward, "forward") };
+                Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, &format!("links.{}.{dir}", e.link))
+            })
+            .collect();
+        let flows = net
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, _)| FlowState {
+                tcp: [None, None],
+                wake_at: [None, None],
+                started: false,
+                halted: false,
+                stopped_at: None,
+                finished_at: None,
+                written: 0,
+                pending: VecDeque::new(),
+                messages_sent: 0,
+                latencies: Vec::new(),
+                writes: 0,
+                rng: Stream::new(seed, &format!("flows.{i}.traffic")),
+                udp_sent: 0,
+                udp_delivered: 0,
+                udp_bytes_delivered: 0,
+                udp_wire_bytes: 0,
+                arrived_after_stop: 0,
+            })
+            .collect();
+        let mut w = Self {
+            scenario,
+            net,
+            routes,
+            now: SimTime::ZERO,
+            queue: EventQueue::with_capacity(1024),
+            packets: Slab::default(),
+            nodes,
+            ifaces,
+            flows,
+            events: 0,
+            wire_bytes: 0,
+        };
+        for (i, f) in net.flows.iter().enumerate() {
+            let id = i as u32;
+            if f.transport == Transport::Tcp {
+                // The destination listens from the start (a passive open).
+                w.flows[i].tcp[Side::Dst as usize] = Some(Endpoint::with_settings(&f.tcp, f.path_mtu, Role::Passive, 0, true));
+            }
+            w.queue.push(SimTime(f.start.0), Event::Start { flow: id });
+            if let Some(stop) = f.stop {
+                w.queue.push(SimTime(stop.0), Event::Stop { flow: id });
+            }
+        }
+        Ok(w)
+    }
+
+    pub fn run(mut self, seed: u64) -> Result<NetRunResult, EngineError> {
+        let stop = SimTime(self.scenario.stop_after.0);
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > stop {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+            if self.all_done() {
+                break;
+            }
+        }
+        // Streaming flows without a stop end with the run.
+        let end = self.now;
+        for (i, f) in self.net.flows.iter().enumerate() {
+            let st = &mut self.flows[i];
+            if st.finished_at.is_none() && st.started && f.stop.is_none() && matches!(f.traffic, FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. }) {
+                st.finished_at = Some(end.min(stop));
+            }
+        }
+        self.finish(seed)
+    }
+
+    /// Every flow finished and every TCP connection closed (or stopped).
+    fn all_done(&self) -> bool {
+        self.flows.iter().all(|f| {
+            f.finished_at.is_some()
+                && (f.halted || f.tcp.iter().all(|e| e.as_ref().map_or(true, |e| e.is_closed())))
+        })
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive { node, packet } => {
+                let p = self.packets.take(packet);
+                self.arrive(NodeId(node), p);
+            }
+            Event::Wake { flow, side } => {
+                let f = flow as usize;
+                let s = side as usize;
+                if self.flows[f].wake_at[s] == Some(self.now) {
+                    self.flows[f].wake_at[s] = None;
+                }
+                if self.flows[f].halted {
+                    return;
+                }
+                let node = self.node_of(f, side);
+                let now = self.now;
+                if let Some(ep) = self.flows[f].tcp[s].as_mut() {
+                    ep.on_timeout(now, &mut self.nodes[node.index()].cpu);
+                }
+                self.after_endpoint_event(f, side);
+            }
+            Event::RouteNotice { flow, side, restored } => {
+                let f = flow as usize;
+                if self.flows[f].halted {
+                    return;
+                }
+                let node = self.node_of(f, side);
+                let now = self.now;
+                if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
+                    ep.on_route_notice(now, restored, &mut self.nodes[node.index()].cpu);
+                }
+                self.after_endpoint_event(f, side);
+            }
+            Event::Start { flow } => self.start(flow as usize),
+            Event::Write { flow } => self.write(flow as usize),
+            Event::DurationOver { flow } => {
+                // A timed flow ends where a fixed-length simulation ends: at once, with what was
+                // delivered by then; packets still in flight are not counted.
+                let st = &mut self.flows[flow as usize];
+                if !st.halted {
+                    st.halted = true;
+                    st.finished_at = Some(self.now);
+                }
+            }
+            Event::Stop { flow } => {
+                let f = flow as usize;
+                let st = &mut self.flows[f];
+                if !st.halted {
+                    st.halted = true;
+                    st.stopped_at = Some(self.now);
+                    if st.finished_at.is_none() {
+                        // A stopped streaming flow did what it was asked; a bulk or timed one was cut short.
+                        if matches!(self.net.flows[f].traffic, FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. }) {
+                            st.finished_at = Some(self.now);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn node_of(&self, f: usize, side: Side) -> NodeId {
+        let cfg = &self.net.flows[f];
+        match side {
+            Side::Src => cfg.src,
+            Side::Dst => cfg.dst,
+        }
+    }
+
+    fn start(&mut self, f: usize) {
+        let cfg: &'a FlowConfig = &self.net.flows[f];
+        if self.flows[f].halted {
+            return;
+        }
+        self.flows[f].started = true;
+        let now = self.now;
+        if cfg.transport == Transport::Tcp {
+            let (bytes, close) = match cfg.traffic {
+                FlowTraffic::Bulk { bytes } => (bytes, true),
+                FlowTraffic::Timed { .. } => (ENDLESS, false),
+                _ => (0, false),
+            };
+            let mut ep = Endpoint::with_settings(&cfg.tcp, cfg.path_mtu, Role::Active, 0, false);
+            ep.write(bytes);
+            if close {
+                ep.sender.close();
+            }
+            self.flows[f].tcp[Side::Src as usize] = Some(ep);
+            if let FlowTraffic::Bulk { bytes } = cfg.traffic {
+                let st = &mut self.flows[f];
+                st.written = bytes;
+                st.pending.push_back((bytes, now));
+                st.messages_sent = 1;
+            }
+        }
+        match cfg.traffic {
+            FlowTraffic::Timed { duration } => self.queue.push(now + duration, Event::DurationOver { flow: f as u32 }),
+            FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. } => self.write(f),
+            FlowTraffic::Bulk { .. } => {}
+        }
+        self.after_endpoint_event(f, Side::Src);
+    }
+
+    /// Write the next message now and schedule the one after.
+    fn write(&mut self, f: usize) {
+        let cfg: &'a FlowConfig = &self.net.flows[f];
+        if self.flows[f].halted {
+            return;
+        }
+        let now = self.now;
+        let (size, next) = match cfg.traffic {
+            FlowTraffic::OnOff { message, interval, distribution } => {
+                let gap = match distribution {
+                    Distribution::Fixed => interval,
+                    Distribution::Exponential => {
+                        // Inverse transform; 1 - u in (0, 1] keeps the logarithm finite.
+                        let u = self.flows[f].rng.uniform();
+                        SimDuration((-(1.0 - u).ln() * interval.0 as f64).round() as u64)
+                    }
+                };
+                (message, now + gap)
+            }
+            FlowTraffic::Cbr { rate, packet } => {
+                // Exact schedule from the start: write k at start + k * packet * 8 / rate.
+                let k = self.flows[f].writes + 1;
+                let at = cfg.start.0 as u128 + (k as u128 * packet as u128 * 8 * 1_000_000_000).div_ceil(rate as u128);
+                (packet, SimTime(at.min(u64::MAX as u128) as u64))
+            }
+            _ => return,
+        };
+        let st = &mut self.flows[f];
+        st.writes += 1;
+        st.messages_sent += 1;
+        match cfg.transport {
+            Transport::Tcp => {
+                st.written += size as u64;
+                st.pending.push_back((st.written, now));
+                if let Some(ep) = st.tcp[Side::Src as usize].as_mut() {
+                    ep.write(size as u64);
+                }
+                self.after_endpoint_event(f, Side::Src);
+            }
+            Transport::Udp => {
+                let node = cfg.src;
+                self.nodes[node.index()].cpu.charge(now, Op::SegmentSent { bytes: size });
+                let st = &mut self.flows[f];
+                st.udp_sent += 1;
+                st.udp_wire_bytes += (size + UDP_HEADERS) as u64;
+                let p = Packet { flow: f as u32, from_src: true, body: Body::Udp { payload: size, written_at: now } };
+                self.nodes[node.index()].originated += 1;
+                self.send(node, p);
+            }
+        }
+        if cfg.stop.map_or(true, |s| next.0 < s.0) {
+            self.queue.push(next, Event::Write { flow: f as u32 });
+        }
+    }
+
+    /// Transmit what the flow end wants to send and re-arm its timer.
+    fn after_endpoint_event(&mut self, f: usize, side: Side) {
+        if self.flows[f].halted {
+            return;
+        }
+        let node = self.node_of(f, side);
+        let s = side as usize;
+        loop {
+            let now = self.now;
+            let Some(ep) = self.flows[f].tcp[s].as_mut() else { return };
+            let Some(seg) = ep.poll_transmit(now, &mut self.nodes[node.index()].cpu) else { break };
+            let p = Packet { flow: f as u32, from_src: side == Side::Src, body: Body::Tcp(seg) };
+            self.nodes[node.index()].originated += 1;
+            self.send(node, p);
+        }
+        let st = &mut self.flows[f];
+        if let Some(d) = st.tcp[s].as_ref().and_then(|e| e.poll_timeout()) {
+            if st.wake_at[s].map_or(true, |w| d < w) {
+                let d = d.max(self.now);
+                st.wake_at[s] = Some(d);
+                self.queue.push(d, Event::Wake { flow: f as u32, side });
+            }
+        }
+    }
+
+    /// Hand a packet at `node` to the interface its route leaves by (docs/models/network.md).
+    /// Radio time follows the sending radio's airtime, as in the single-path loop.
+    fn send(&mut self, node: NodeId, p: Packet) {
+        let cfg = &self.net.flows[p.flow as usize];
+        let dest = if p.from_src { cfg.dst } else { cfg.src };
+        let Some(iface) = self.routes.next_hop(node, dest) else {
+            // Routes were checked for every flow's two ends; no packet can lack one.
+            debug_assert!(false, "no route from node {} to {}", node.0, dest.0);
+            return;
+        };
+        let wire_len = p.wire_len();
+        let link = &mut self.ifaces[iface.index()];
+        let (from, to) = (link.from, link.to);
+        match link.send(self.now, wire_len, p.ect()) {
+            Fate::QueueFull => {}
+            Fate::Lost { start, end, notice } => {
+                self.on_the_air(from, &p, wire_len, start, end, notice);
+            }
+            Fate::Arrives { start, end, at, ce, notice } => {
+                let air = self.on_the_air(from, &p, wire_len, start, end, notice);
+                self.nodes[to].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, wire_len);
+                let mut p = p;
+                if ce {
+                    if let Body::Tcp(seg) = &mut p.body {
+                        seg.ecn = Ecn::Ce;
+                    }
+                }
+                let slot = self.packets.insert(p);
+                self.queue.push(at, Event::Arrive { node: to as u32, packet: slot });
+            }
+        }
+    }
+
+    /// A frame the link put on the wire during `[start, end)`: count it, log the sending radio's
+    /// airtime, pass on a route notice; returns the airtime.
+    fn on_the_air(&mut self, from: usize, p: &Packet, wire_len: u32, start: SimTime, end: SimTime, notice: Option<crate::net::impair::RouteNotice>) -> SimDuration {
+        self.wire_bytes += wire_len as u64;
+        let tx = &mut self.nodes[from];
+        let air = tx.airtime.of_frame(wire_len, start, end);
+        tx.radio.transmit_frame(start, start + air, wire_len);
+        if let Some(n) = notice {
+            self.schedule_notice(p, n);
+        }
+        air
+    }
+
+    /// ELFN: the node before the break tells the flow's sending end at once (a route error with
+    /// no delay of its own; docs/models/network.md).
+    fn schedule_notice(&mut self, p: &Packet, n: crate::net::impair::RouteNotice) {
+        let side = if p.from_src { Side::Src } else { Side::Dst };
+        self.queue.push(n.fail_at, Event::RouteNotice { flow: p.flow, side, restored: false });
+        if let Some(t) = n.restore_at {
+            self.queue.push(t, Event::RouteNotice { flow: p.flow, side, restored: true });
+        }
+    }
+
+    fn arrive(&mut self, node: NodeId, p: Packet) {
+        let f = p.flow as usize;
+        let cfg = &self.net.flows[f];
+        let (dest, side) = if p.from_src { (cfg.dst, Side::Dst) } else { (cfg.src, Side::Src) };
+        if node != dest {
+            let n = &mut self.nodes[node.index()];
+            let cycles = n.cpu.forward_cycles(p.wire_len());
+            n.cpu.charge_cycles(self.now, cycles);
+            n.forwarded += 1;
+            self.send(node, p);
+            return;
+        }
+        self.nodes[node.index()].received += 1;
+        if self.flows[f].halted {
+            self.flows[f].arrived_after_stop += 1;
+            return;
+        }
+        let now = self.now;
+        match p.body {
+            Body::Tcp(seg) => {
+                if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
+                    ep.on_segment(now, &seg, &mut self.nodes[node.index()].cpu);
+                }
+                if side == Side::Dst {
+                    self.check_deliveries(f);
+                } else {
+                    self.check_finished(f);
+                }
+                self.after_endpoint_event(f, side);
+            }
+            Body::Udp { payload, written_at } => {
+                self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
+                let st = &mut self.flows[f];
+                st.udp_delivered += 1;
+                st.udp_bytes_delivered += payload as u64;
+                st.latencies.push(now.0 - written_at.0);
+            }
+        }
+    }
+
+    /// Messages whose last byte the receiving application now has.
+    fn check_deliveries(&mut self, f: usize) {
+        let now = self.now;
+        let st = &mut self.flows[f];
+        let delivered = st.tcp[Side::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).map_or(0, |r| r.delivered);
+        while let Some(&(end, at)) = st.pending.front() {
+            if delivered < end {
+                break;
+            }
+            st.latencies.push(now.0 - at.0);
+            st.pending.pop_front();
+        }
+    }
+
+    /// Bulk flows finish when everything written is acknowledged.
+    fn check_finished(&mut self, f: usize) {
+        let st = &mut self.flows[f];
+        if st.finished_at.is_some() {
+            return;
+        }
+        let Some(ep) = st.tcp[Side::Src as usize].as_ref() else { return };
+        let closing = ep.sender.is_closing();
+        if let (true, Some(t)) = (closing, ep.sender.data_acked_at) {
+            if matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. }) {
+                st.finished_at = Some(t);
+            }
+        }
+    }
+
+    fn finish(mut self, seed: u64) -> Result<NetRunResult, EngineError> {
+        let s = self.scenario;
+        let net = self.net;
+        let complete = self.flows.iter().all(|f| f.finished_at.is_some());
+        let window_end = if complete { self.flows.iter().filter_map(|f| f.finished_at).max().unwrap_or(self.now) } else { self.now };
+        let w_s = window_end.as_secs_f64();
+
+        // Per flow.
+        let mut flows = Vec::with_capacity(net.flows.len());
+        let mut delivered_of = Vec::with_capacity(net.flows.len());
+        for (i, cfg) in net.flows.iter().enumerate() {
+            let st = &mut self.flows[i];
+            let start = SimTime(cfg.start.0);
+            let end = st.finished_at.or(st.stopped_at).unwrap_or(window_end).max(start);
+            let active = (end - start).as_secs_f64();
+            let per_s = |bits: f64| if active > 0.0 { bits / active } else { 0.0 };
+            let flow = match cfg.transport {
+                Transport::Tcp => {
+                    let src = st.tcp[0].as_ref();
+                    let dst = st.tcp[1].as_ref().expect("destination end");
+                    tcp_flow_result(src, dst, per_s)
+                }
+                Transport::Udp => udp_flow_result(st, per_s),
+            };
+            delivered_of.push(flow.bytes_delivered);
+            flows.push(NetFlowResult {
+                name: cfg.name.clone(),
+                from: cfg.from.clone(),
+                to: cfg.to.clone(),
+                transport: cfg.transport.name(),
+                variant: match cfg.transport {
+                    Transport::Tcp => cfg.tcp.variant.name().to_string(),
+                    Transport::Udp => "udp".into(),
+                },
+                traffic: cfg.traffic.kind(),
+                complete: st.finished_at.is_some(),
+                start_s: start.as_secs_f64(),
+                stop_s: st.stopped_at.map(|t| t.as_secs_f64()),
+                flow,
+                messages_sent: st.messages_sent,
+                messages_delivered: st.latencies.len() as u64,
+                latency_ms: Latency::of(std::mem::take(&mut st.latencies)),
+                datagrams_sent: st.udp_sent,
+                datagrams_delivered: st.udp_delivered,
+                arrived_after_stop: st.arrived_after_stop,
+            });
+        }
+
+        // Bytes each node's energy served: flows it is an end of, or whose route crosses it.
+        let mut served = vec![0u64; net.nodes.len()];
+        for (i, cfg) in net.flows.iter().enumerate() {
+            let mut on_path = vec![false; net.nodes.len()];
+            on_path[cfg.src.index()] = true;
+            for hop in self.routes.path(cfg.src, cfg.dst).unwrap_or_default() {
+                on_path[self.routes.ifaces[hop.index()].to.index()] = true;
+            }
+            for (n, on) in on_path.iter().enumerate() {
+                if *on {
+                    served[n] += delivered_of[i];
+                }
+            }
+        }
+
+        let mut nodes = BTreeMap::new();
+        let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
+        for (n, cfg) in net.nodes.iter().enumerate() {
+            let profile = &cfg.profile.profile;
+            let nd = &mut self.nodes[n];
+            let log = std::mem::take(&mut nd.radio);
+            let frames = log.frames_before(window_end);
+            let tl = meter::radio_timeline(log, window_end, s.energy.radio_policy, s.energy.timeout, profile.radio.wake_time);
+            let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
+            let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
+            energies.push(e.clone());
+            nodes.insert(
+                cfg.name.clone(),
+                NetNodeResult {
+                    energy: e,
+                    originated_packets: nd.originated,
+                    received_packets: nd.received,
+                    forwarded_packets: nd.forwarded,
+                    forward_cycles: nd.cpu.other_cycles,
+                    cpu_ops,
+                },
+            );
+        }
+
+        let mut links = BTreeMap::new();
+        let wire_bytes = self.wire_bytes;
+        for (i, e) in self.routes.ifaces.iter().enumerate() {
+            let c = self.ifaces[i].counters;
+            let key = format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name);
+            links.insert(key, c);
+        }
+
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
+        let delivered: u64 = delivered_of.iter().sum();
+        let network = NetworkTotals {
+            goodput_bps: if w_s > 0.0 { delivered as f64 * 8.0 / w_s } else { 0.0 },
+            wire_bytes,
+            total_j: energies.iter().map(|e| e.total_j).sum(),
+            idealized_j: energies.iter().map(|e| e.idealized_j).sum(),
+            jain_fairness: jain_index(&goodputs),
+            packets_in_flight: self.packets.in_use() as u64,
+            flows: flows.len(),
+            nodes: nodes.len(),
+        };
+        let tcp_variants: Vec<&str> =
+            net.flows.iter().filter(|f| f.transport == Transport::Tcp).map(|f| f.tcp.variant.name()).collect();
+        let variant = match tcp_variants.first() {
+            None => "udp".to_string(),
+            Some(v) if tcp_variants.iter().all(|x| x == v) => v.to_string(),
+            Some(_) => "mixed".to_string(),
+        };
+        let single = flows.len() == 1;
+        let (sender, receiver) = if single {
+            let f = &net.flows[0];
+            (Some(energies[f.src.index()].clone()), Some(energies[f.dst.index()].clone()))
+        } else {
+            (None, None)
+        };
+        Ok(NetRunResult {
+            scenario: s.name.clone(),
+            seed,
+            variant,
+            complete,
+            sim_time_s: self.now.as_secs_f64(),
+            events: self.events,
+            engine_version: crate::VERSION,
+            flow: single.then(|| flows[0].flow.clone()),
+            energy: NetEnergyResult { sender, receiver, window_s: w_s },
+            flows,
+            nodes,
+            links,
+            network,
+        })
+    }
+}
+
+fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: impl Fn(f64) -> f64) -> FlowResult {
+    let rcv = dst.receiver.as_ref();
+    let delivered = rcv.map_or(0, |r| r.delivered);
+    let rc = rcv.map(|r| r.counters.clone()).unwrap_or_default();
+    let (snd, wire_out, completion) = match src {
+        Some(ep) => (
+            ep.sender.counters.clone(),
+            ep.counters.wire_bytes_out,
+            ep.sender.data_acked_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+        ),
+        None => (Default::default(), 0, f64::NAN),
+    };
+    FlowResult {
+        bytes_delivered: delivered,
+        completion_s: completion,
+        goodput_bps: per_s(delivered as f64 * 8.0),
+        throughput_bps: per_s(wire_out as f64 * 8.0),
+        segments_sent: snd.segments_sent,
+        data_segments_sent: snd.data_segments_sent,
+        retransmissions: snd.retransmissions,
+        timeouts: snd.timeouts,
+        fast_retransmits: snd.fast_retransmits,
+        acks_sent: dst.counters.pure_acks_sent,
+        sack_blocks_sent: dst.counters.sack_blocks_sent,
+        dupacks_received: snd.dupacks_received,
+        ecn_reductions: snd.ecn_reductions,
+        route_failures: snd.route_failures,
+        probes_sent: snd.probes_sent,
+        frozen_s: snd.frozen_ns as f64 * 1e-9,
+        out_of_order_segments: rc.out_of_order_segments,
+        duplicate_segments: rc.duplicate_segments,
+        wire_bytes_sender: wire_out,
+        wire_bytes_receiver: dst.counters.wire_bytes_out,
+    }
+}
+
+fn udp_flow_result(st: &FlowState, per_s: impl Fn(f64) -> f64) -> FlowResult {
+    FlowResult {
+        bytes_delivered: st.udp_bytes_delivered,
+        completion_s: f64::NAN,
+        goodput_bps: per_s(st.udp_bytes_delivered as f64 * 8.0),
+        throughput_bps: per_s(st.udp_wire_bytes as f64 * 8.0),
+        segments_sent: st.udp_sent,
+        data_segments_sent: st.udp_sent,
+        retransmissions: 0,
+        timeouts: 0,
+        fast_retransmits: 0,
+        acks_sent: 0,
+        sack_blocks_sent: 0,
+        dupacks_received: 0,
+        ecn_reductions: 0,
+        route_failures: 0,
+        probes_sent: 0,
+        frozen_s: 0.0,
+        out_of_order_segments: 0,
+        duplicate_segments: 0,
+        wire_bytes_sender: st.udp_wire_bytes,
+        wire_bytes_receiver: 0,
+    }
+}
