@@ -43,8 +43,8 @@ impl RadioState {
 pub struct RadioLog {
     tx: Vec<(u64, u64)>,
     rx: Vec<(u64, u64)>,
-    tx_frames: Vec<(u64, u32)>,
-    rx_frames: Vec<(u64, u32)>,
+    tx_frames: FrameLog,
+    rx_frames: FrameLog,
 }
 
 /// Frames a radio sent and heard within the measurement window (those whose airtime began before
@@ -57,14 +57,49 @@ pub struct FrameCounts {
     pub rx_bytes: u64,
 }
 
+/// The start and IP size of every frame in one direction, with running totals: while the frames
+/// are logged in start order, counting those begun before a time only looks at the few after it.
+#[derive(Debug, Clone, Default)]
+struct FrameLog {
+    frames: Vec<(u64, u32)>,
+    bytes: u64,
+    out_of_order: bool,
+}
+
+impl FrameLog {
+    fn with_capacity(frames: usize) -> Self {
+        Self { frames: Vec::with_capacity(frames), ..Default::default() }
+    }
+
+    #[inline]
+    fn push(&mut self, start: u64, ip_len: u32) {
+        self.out_of_order |= self.frames.last().is_some_and(|f| f.0 > start);
+        self.frames.push((start, ip_len));
+        self.bytes += ip_len as u64;
+    }
+
+    /// Frames begun before `w` and their IP bytes.
+    fn before(&self, w: u64) -> (u64, u64) {
+        if self.out_of_order {
+            return self.frames.iter().filter(|f| f.0 < w).fold((0, 0), |(n, b), f| (n + 1, b + f.1 as u64));
+        }
+        let (mut n, mut bytes) = (self.frames.len() as u64, self.bytes);
+        for f in self.frames.iter().rev().take_while(|f| f.0 >= w) {
+            n -= 1;
+            bytes -= f.1 as u64;
+        }
+        (n, bytes)
+    }
+}
+
 impl RadioLog {
     /// A log with room for about `packets` transmissions and receptions.
     pub fn with_capacity(packets: usize) -> Self {
         Self {
             tx: Vec::with_capacity(packets),
             rx: Vec::with_capacity(packets),
-            tx_frames: Vec::with_capacity(packets),
-            rx_frames: Vec::with_capacity(packets),
+            tx_frames: FrameLog::with_capacity(packets),
+            rx_frames: FrameLog::with_capacity(packets),
         }
     }
 
@@ -85,21 +120,18 @@ impl RadioLog {
     #[inline]
     pub fn transmit_frame(&mut self, start: SimTime, end: SimTime, ip_len: u32) {
         self.transmit(start, end);
-        self.tx_frames.push((start.0, ip_len));
+        self.tx_frames.push(start.0, ip_len);
     }
     /// The radio receives a frame carrying `ip_len` IP bytes during `[start, end)`.
     #[inline]
     pub fn receive_frame(&mut self, start: SimTime, end: SimTime, ip_len: u32) {
         self.receive(start, end);
-        self.rx_frames.push((start.0, ip_len));
+        self.rx_frames.push(start.0, ip_len);
     }
 
     /// Frames whose airtime began before `w`.
     pub fn frames_before(&self, w: SimTime) -> FrameCounts {
-        let count = |frames: &[(u64, u32)]| {
-            frames.iter().filter(|f| f.0 < w.0).fold((0, 0), |(n, b), f| (n + 1, b + f.1 as u64))
-        };
-        let ((tx_frames, tx_bytes), (rx_frames, rx_bytes)) = (count(&self.tx_frames), count(&self.rx_frames));
+        let ((tx_frames, tx_bytes), (rx_frames, rx_bytes)) = (self.tx_frames.before(w.0), self.rx_frames.before(w.0));
         FrameCounts { tx_frames, tx_bytes, rx_frames, rx_bytes }
     }
 }
@@ -150,102 +182,273 @@ pub struct NodeEnergy {
 /// The radio's state over `[0, W)` as contiguous segments `(start, end, state)`.
 pub type RadioTimeline = Vec<(u64, u64, RadioState)>;
 
-/// Sort and merge possibly-overlapping intervals (clipped to `[0, w)`) into disjoint ones.
-fn union(mut v: Vec<(u64, u64)>, w: u64) -> Vec<(u64, u64)> {
-    // Usually sorted already (transmission and arrival order); sort only when reordering broke it.
+/// Sort intervals by start unless they already are (transmission and arrival order usually keep
+/// them sorted; reordering breaks it). Any order among equal starts gives the same union.
+fn sort_by_start(v: &mut [(u64, u64)]) {
     if !v.is_sorted_by_key(|iv| iv.0) {
-        v.sort_by_key(|iv| iv.0);
+        v.sort_unstable_by_key(|iv| iv.0);
     }
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        let (s, e) = (s.min(w), e.min(w));
-        if s >= e {
-            continue;
+}
+
+/// The disjoint union of intervals sorted by start, clipped to `[0, w)`, merged as it is read
+/// (intervals that touch merge; empty ones are dropped).
+struct Union<'a> {
+    /// The intervals not read yet, all starting before `w`.
+    rest: &'a [(u64, u64)],
+    w: u64,
+}
+
+impl<'a> Union<'a> {
+    fn new(sorted: &'a [(u64, u64)], w: u64) -> Self {
+        // Intervals starting at or after `w` are empty once clipped, and they are all at the end.
+        Self { rest: &sorted[..sorted.partition_point(|iv| iv.0 < w)], w }
+    }
+}
+
+impl Iterator for Union<'_> {
+    type Item = (u64, u64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        let (rest, w) = (self.rest, self.w);
+        let mut i = 0;
+        let (s, mut e) = loop {
+            let Some(&(s, e)) = rest.get(i) else {
+                self.rest = &[];
+                return None;
+            };
+            i += 1;
+            if s < e.min(w) {
+                break (s, e.min(w));
+            }
+        };
+        // Absorb what overlaps or touches; an empty interval in reach leaves `e` as it is.
+        while let Some(&(s2, e2)) = rest.get(i) {
+            if s2 > e {
+                break;
+            }
+            e = e.max(e2.min(w));
+            i += 1;
         }
-        match out.last_mut() {
-            Some(last) if last.1 >= s => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
+        self.rest = &rest[i..];
+        Some((s, e))
+    }
+}
+
+/// How the power-management policy fills the radio's gaps between activity.
+#[derive(Clone, Copy)]
+struct GapPolicy {
+    policy: RadioPolicy,
+    timeout: u64,
+    wake: u64,
+}
+
+impl GapPolicy {
+    /// The states of the gap `[a, b)`; `followed_by_activity` when the radio must be awake at `b`.
+    #[inline(always)]
+    fn fill(self, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState)) {
+        if a >= b {
+            return;
+        }
+        match self.policy {
+            RadioPolicy::AlwaysOn => emit(a, b, RadioState::Idle),
+            RadioPolicy::Ideal => emit(a, b, RadioState::Sleep),
+            RadioPolicy::IdleTimeout => {
+                let wake_need = if followed_by_activity { self.wake } else { 0 };
+                if b - a > self.timeout + wake_need {
+                    emit(a, a + self.timeout, RadioState::Idle);
+                    emit(a + self.timeout, b - wake_need, RadioState::Sleep);
+                    if wake_need > 0 {
+                        emit(b - wake_need, b, RadioState::Waking);
+                    }
+                } else {
+                    emit(a, b, RadioState::Idle);
+                }
+            }
         }
     }
-    out
+
+    /// Most segments one gap can become.
+    fn max_segments(self) -> usize {
+        match self.policy {
+            RadioPolicy::AlwaysOn | RadioPolicy::Ideal => 1,
+            RadioPolicy::IdleTimeout => 3,
+        }
+    }
+}
+
+/// Lay the tx and rx activity out in time with tx taking precedence, fill the gaps per `gaps`, and
+/// hand each segment of `[0, w)` to `emit` in time order. One sweep over both interval lists, so no
+/// intermediate lists are built.
+fn sweep_timeline(log: &mut RadioLog, w: u64, gaps: GapPolicy, mut emit: impl FnMut(u64, u64, RadioState)) {
+    sort_by_start(&mut log.tx);
+    sort_by_start(&mut log.rx);
+    let tx = Union::new(&log.tx, w);
+    let mut rx = Union::new(&log.rx, w);
+    let mut next_rx = rx.next();
+    // End of the last segment emitted.
+    let mut t = 0u64;
+    for (ts, te) in tx {
+        // Receive time before this transmission (all of it, or up to the transmission).
+        while let Some((rs, re)) = next_rx {
+            if rs >= ts {
+                break;
+            }
+            let end = re.min(ts);
+            gaps.fill(t, rs, true, &mut emit);
+            emit(rs, end, RadioState::Rx);
+            t = end;
+            next_rx = if end < re { Some((end, re)) } else { rx.next() };
+        }
+        gaps.fill(t, ts, true, &mut emit);
+        emit(ts, te, RadioState::Tx);
+        t = te;
+        // Receive time under this transmission does not count as rx.
+        while let Some((rs, re)) = next_rx {
+            if re > te {
+                next_rx = Some((rs.max(te), re));
+                break;
+            }
+            next_rx = rx.next();
+        }
+    }
+    while let Some((rs, re)) = next_rx {
+        gaps.fill(t, rs, true, &mut emit);
+        emit(rs, re, RadioState::Rx);
+        t = re;
+        next_rx = rx.next();
+    }
+    gaps.fill(t, w, false, &mut emit);
 }
 
 /// Lay the tx and rx activity out in time with tx taking precedence, then fill the gaps according
 /// to the power-management policy.
-pub fn radio_timeline(log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> RadioTimeline {
-    let w = w.0;
-    let tx = union(log.tx, w);
-    let rx = union(log.rx, w);
-    // Receive time not covered by transmission, in time order (both lists are sorted, disjoint).
-    let mut rx_only: Vec<(u64, u64)> = Vec::with_capacity(rx.len());
-    let mut ti = 0;
-    for &(rs, re) in &rx {
-        while ti < tx.len() && tx[ti].1 <= rs {
-            ti += 1;
+pub fn radio_timeline(mut log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> RadioTimeline {
+    let gaps = GapPolicy { policy, timeout: timeout.0, wake: wake.0 };
+    // Each activity interval is about one busy segment plus the gap after it: sized so the list
+    // rarely grows (pages never written are never touched).
+    let busy = log.tx.len() + log.rx.len();
+    let mut out: RadioTimeline = Vec::with_capacity(busy * (1 + gaps.max_segments()) + gaps.max_segments());
+    sweep_timeline(&mut log, w.0, gaps, |s, e, st| out.push((s, e, st)));
+    out
+}
+
+fn secs(ns: u64) -> f64 {
+    ns as f64 * 1e-9
+}
+
+/// Power integrated over the radio's timeline, fed one segment at a time in time order.
+struct PowerIntegral<'a> {
+    /// Radio power in each state, indexed by `RadioState as usize` (so no branch on the state).
+    state_power_w: [f64; 5],
+    base_w: f64,
+    /// CPU busy intervals that begin before `w` (in time order); ends are clipped to `w` on use.
+    cpu_busy: &'a [(SimTime, SimTime)],
+    w: u64,
+    /// First CPU busy interval that may still overlap the segments to come.
+    ci: usize,
+    /// Joules, nanoseconds and segments in each radio state, each summed in time order.
+    state_j: [f64; 5],
+    state_ns: [u64; 5],
+    state_segments: [u64; 5],
+    idle_ns: u64,
+    idle_j: f64,
+}
+
+impl<'a> PowerIntegral<'a> {
+    fn new(profile: &DeviceProfile, cpu_busy: &'a [(SimTime, SimTime)], w: u64) -> Self {
+        let r = &profile.radio;
+        let mut state_power_w = [0.0; 5];
+        for (st, p) in [
+            (RadioState::Tx, r.tx_power_w),
+            (RadioState::Rx, r.rx_power_w),
+            (RadioState::Idle, r.idle_power_w),
+            (RadioState::Sleep, r.sleep_power_w),
+            (RadioState::Waking, r.wake_power_w),
+        ] {
+            state_power_w[st as usize] = p;
         }
-        let (mut cur, mut k) = (rs, ti);
-        while cur < re {
-            if k < tx.len() && tx[k].0 < re {
-                if tx[k].0 > cur {
-                    rx_only.push((cur, tx[k].0));
-                }
-                cur = cur.max(tx[k].1);
-                k += 1;
-            } else {
-                rx_only.push((cur, re));
-                cur = re;
-            }
-        }
-    }
-    // Merge the two sorted lists into busy segments.
-    let mut busy: Vec<(u64, u64, RadioState)> = Vec::with_capacity(tx.len() + rx_only.len());
-    let (mut a, mut b) = (0, 0);
-    while a < tx.len() || b < rx_only.len() {
-        if b >= rx_only.len() || (a < tx.len() && tx[a].0 <= rx_only[b].0) {
-            busy.push((tx[a].0, tx[a].1, RadioState::Tx));
-            a += 1;
-        } else {
-            busy.push((rx_only[b].0, rx_only[b].1, RadioState::Rx));
-            b += 1;
+        let before_w = cpu_busy.partition_point(|iv| iv.0 .0 < w);
+        Self {
+            state_power_w,
+            base_w: profile.platform.base_power_w,
+            cpu_busy: &cpu_busy[..before_w],
+            w,
+            ci: 0,
+            state_j: [0.0; 5],
+            state_ns: [0; 5],
+            state_segments: [0; 5],
+            idle_ns: 0,
+            idle_j: 0.0,
         }
     }
 
-    // Fill the gaps between busy segments per policy.
-    let mut out: RadioTimeline = Vec::with_capacity(busy.len() * 2 + 1);
-    let mut t = 0u64;
-    let fill = |out: &mut RadioTimeline, a: u64, b: u64, followed_by_activity: bool| {
-        if a >= b {
+    #[inline]
+    fn cpu_end(&self, k: usize) -> u64 {
+        self.cpu_busy[k].1 .0.min(self.w)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, s: u64, e: u64, st: RadioState) {
+        let len = e - s;
+        let i = st as usize;
+        let p = self.state_power_w[i];
+        self.state_j[i] += p * secs(len);
+        self.state_ns[i] += len;
+        self.state_segments[i] += 1;
+        if matches!(st, RadioState::Tx | RadioState::Rx) {
             return;
         }
-        match policy {
-            RadioPolicy::AlwaysOn => out.push((a, b, RadioState::Idle)),
-            RadioPolicy::Ideal => out.push((a, b, RadioState::Sleep)),
-            RadioPolicy::IdleTimeout => {
-                let wake_need = if followed_by_activity { wake.0 } else { 0 };
-                if b - a > timeout.0 + wake_need {
-                    out.push((a, a + timeout.0, RadioState::Idle));
-                    out.push((a + timeout.0, b - wake_need, RadioState::Sleep));
-                    if wake_need > 0 {
-                        out.push((b - wake_need, b, RadioState::Waking));
-                    }
-                } else {
-                    out.push((a, b, RadioState::Idle));
-                }
-            }
+        // System idle = this radio-idle stretch minus the time the CPU was busy within it.
+        while self.ci < self.cpu_busy.len() && self.cpu_end(self.ci) <= s {
+            self.ci += 1;
         }
-    };
-    for &(s, e, st) in &busy {
-        if s > t {
-            fill(&mut out, t, s, true);
+        let mut overlap = 0;
+        let mut k = self.ci;
+        while k < self.cpu_busy.len() && self.cpu_busy[k].0 .0 < e {
+            overlap += self.cpu_end(k).min(e) - self.cpu_busy[k].0 .0.max(s);
+            k += 1;
         }
-        let s = s.max(t);
-        if e > s {
-            out.push((s, e, st));
-            t = e;
+        let free = len - overlap;
+        self.idle_ns += free;
+        self.idle_j += (self.base_w + p) * secs(free);
+    }
+
+    fn finish(self, cpu_w: f64, delivered_bytes: u64, frames: FrameCounts) -> NodeEnergy {
+        let cpu_ns: u64 = (0..self.cpu_busy.len()).map(|k| self.cpu_end(k) - self.cpu_busy[k].0 .0).sum();
+        let (j, ns) = (|st: RadioState| self.state_j[st as usize], |st: RadioState| self.state_ns[st as usize]);
+        let b = Breakdown {
+            base: self.base_w * secs(self.w),
+            radio_tx: j(RadioState::Tx),
+            radio_rx: j(RadioState::Rx),
+            radio_idle: j(RadioState::Idle),
+            radio_sleep: j(RadioState::Sleep),
+            radio_transitions: j(RadioState::Waking),
+            cpu: cpu_w * secs(cpu_ns),
+        };
+        let total = b.total();
+        let idealized = total - self.idle_j;
+        let bits = delivered_bytes as f64 * 8.0;
+        let per_bit = |j: f64| if bits > 0.0 { j / bits * 1e6 } else { f64::NAN };
+        NodeEnergy {
+            total_j: total,
+            idle_j: self.idle_j,
+            idealized_j: idealized,
+            per_bit_total_uj: per_bit(total),
+            per_bit_idealized_uj: per_bit(idealized),
+            breakdown_j: b,
+            idle_s: secs(self.idle_ns),
+            radio_tx_s: secs(ns(RadioState::Tx)),
+            radio_rx_s: secs(ns(RadioState::Rx)),
+            radio_sleep_s: secs(ns(RadioState::Sleep)),
+            cpu_busy_s: secs(cpu_ns),
+            radio_wakeups: self.state_segments[RadioState::Waking as usize],
+            radio_tx_frames: frames.tx_frames,
+            radio_tx_bytes: frames.tx_bytes,
+            radio_rx_frames: frames.rx_frames,
+            radio_rx_bytes: frames.rx_bytes,
         }
     }
-    fill(&mut out, t, w, false);
-    out
 }
 
 /// Integrate one node's power over `[0, w)`; `frames` are the radio's frame counts in the window.
@@ -257,87 +460,32 @@ pub fn node_energy(
     delivered_bytes: u64,
     frames: FrameCounts,
 ) -> NodeEnergy {
-    let r = &profile.radio;
-    let base_w = profile.platform.base_power_w;
     let cpu_w = cpu.active_power_w();
-    let wns = w.0;
-    let secs = |ns: u64| ns as f64 * 1e-9;
-    let cpu_busy: Vec<(u64, u64)> =
-        cpu.busy_intervals().iter().map(|&(s, e)| (s.0.min(wns), e.0.min(wns))).filter(|(s, e)| s < e).collect();
-
-    let mut b = Breakdown { base: base_w * secs(wns), ..Default::default() };
-    let (mut tx_ns, mut rx_ns, mut sleep_ns, mut idle_ns, mut wakeups) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    let mut idle_j = 0.0;
-    let mut ci = 0usize;
+    let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
     for &(s, e, st) in timeline {
-        let len = e - s;
-        let p = match st {
-            RadioState::Tx => r.tx_power_w,
-            RadioState::Rx => r.rx_power_w,
-            RadioState::Idle => r.idle_power_w,
-            RadioState::Sleep => r.sleep_power_w,
-            RadioState::Waking => r.wake_power_w,
-        };
-        let j = p * secs(len);
-        match st {
-            RadioState::Tx => {
-                b.radio_tx += j;
-                tx_ns += len
-            }
-            RadioState::Rx => {
-                b.radio_rx += j;
-                rx_ns += len
-            }
-            RadioState::Idle => b.radio_idle += j,
-            RadioState::Sleep => {
-                b.radio_sleep += j;
-                sleep_ns += len
-            }
-            RadioState::Waking => {
-                b.radio_transitions += j;
-                wakeups += 1
-            }
-        }
-        if matches!(st, RadioState::Idle | RadioState::Sleep | RadioState::Waking) {
-            // System idle = this radio-idle stretch minus the time the CPU was busy within it.
-            while ci < cpu_busy.len() && cpu_busy[ci].1 <= s {
-                ci += 1;
-            }
-            let mut overlap = 0;
-            let mut k = ci;
-            while k < cpu_busy.len() && cpu_busy[k].0 < e {
-                overlap += cpu_busy[k].1.min(e) - cpu_busy[k].0.max(s);
-                k += 1;
-            }
-            let free = len - overlap;
-            idle_ns += free;
-            idle_j += (base_w + p) * secs(free);
-        }
+        power.add(s, e, st);
     }
-    let cpu_ns: u64 = cpu_busy.iter().map(|(s, e)| e - s).sum();
-    b.cpu = cpu_w * secs(cpu_ns);
-    let total = b.total();
-    let idealized = total - idle_j;
-    let bits = delivered_bytes as f64 * 8.0;
-    let per_bit = |j: f64| if bits > 0.0 { j / bits * 1e6 } else { f64::NAN };
-    NodeEnergy {
-        total_j: total,
-        idle_j,
-        idealized_j: idealized,
-        per_bit_total_uj: per_bit(total),
-        per_bit_idealized_uj: per_bit(idealized),
-        breakdown_j: b,
-        idle_s: secs(idle_ns),
-        radio_tx_s: secs(tx_ns),
-        radio_rx_s: secs(rx_ns),
-        radio_sleep_s: secs(sleep_ns),
-        cpu_busy_s: secs(cpu_ns),
-        radio_wakeups: wakeups,
-        radio_tx_frames: frames.tx_frames,
-        radio_tx_bytes: frames.tx_bytes,
-        radio_rx_frames: frames.rx_frames,
-        radio_rx_bytes: frames.rx_bytes,
-    }
+    power.finish(cpu_w, delivered_bytes, frames)
+}
+
+/// One node's energy over `[0, w)` straight from its radio log, for callers that do not need the
+/// timeline: the same figures as `node_energy` over `radio_timeline(log, w, policy, timeout,
+/// profile.radio.wake_time)` with `log.frames_before(w)`, integrated as the timeline is laid out.
+pub fn node_energy_from_log(
+    profile: &DeviceProfile,
+    mut log: RadioLog,
+    cpu: &mut CpuMeter,
+    w: SimTime,
+    policy: RadioPolicy,
+    timeout: SimDuration,
+    delivered_bytes: u64,
+) -> NodeEnergy {
+    let frames = log.frames_before(w);
+    let gaps = GapPolicy { policy, timeout: timeout.0, wake: profile.radio.wake_time.0 };
+    let cpu_w = cpu.active_power_w();
+    let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
+    sweep_timeline(&mut log, w.0, gaps, |s, e, st| power.add(s, e, st));
+    power.finish(cpu_w, delivered_bytes, frames)
 }
 
 /// Instantaneous power at time `t` from the timeline (base + radio; CPU added by the caller).
@@ -386,6 +534,37 @@ mod tests {
                 (130, 200, RadioState::Sleep)
             ]
         );
+    }
+
+    #[test]
+    fn energy_from_the_log_equals_energy_from_its_timeline_under_every_policy() {
+        use crate::energy::cpu::Op;
+        let p = crate::energy::profile::builtin("singh2002-toshiba-wavelan").unwrap().unwrap();
+        let ms = |x: f64| SimTime((x * 1e6) as u64);
+        let mut log = RadioLog::default();
+        // Overlapping transmissions, one running past the window's end, one starting after it.
+        for (s, e) in [(0.0, 1.2), (5.0, 6.2), (6.0, 7.0), (20.0, 21.0), (49.5, 50.5), (52.0, 53.0)] {
+            log.transmit_frame(ms(s), ms(e), 1500);
+        }
+        // Receptions out of order, overlapping each other and the transmissions.
+        for (s, e) in [(3.0, 5.5), (1.0, 2.0), (10.5, 12.0), (10.0, 11.0), (20.2, 20.4), (30.0, 60.0)] {
+            log.receive_frame(ms(s), ms(e), 52);
+        }
+        let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
+        // CPU work during activity, in idle and sleeping gaps, while waking, across and after the end.
+        for at in [0.5, 8.0, 15.0, 19.9, 49.99, 55.0] {
+            cpu.charge(ms(at), Op::SegmentReceived { bytes: 1460 });
+        }
+        let (w, timeout) = (ms(50.0), SimDuration(1_000_000));
+        for policy in [RadioPolicy::AlwaysOn, RadioPolicy::Ideal, RadioPolicy::IdleTimeout] {
+            let tl = radio_timeline(log.clone(), w, policy, timeout, p.radio.wake_time);
+            assert!(tl.iter().any(|seg| seg.2 == RadioState::Tx) && tl.iter().any(|seg| seg.2 == RadioState::Rx));
+            let from_timeline = node_energy(&p, &tl, &mut cpu.clone(), w, 5000, log.frames_before(w));
+            let streamed = node_energy_from_log(&p, log.clone(), &mut cpu.clone(), w, policy, timeout, 5000);
+            assert_eq!(streamed, from_timeline, "{policy:?}");
+        }
+        let tl = radio_timeline(log, w, RadioPolicy::IdleTimeout, timeout, p.radio.wake_time);
+        assert!(tl.iter().any(|seg| seg.2 == RadioState::Waking) && tl.iter().any(|seg| seg.2 == RadioState::Sleep));
     }
 
     #[test]

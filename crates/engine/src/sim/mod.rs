@@ -304,21 +304,24 @@ impl<'a> World<'a> {
             )));
         }
         let mut logs = [std::mem::take(&mut self.nodes[0].radio), std::mem::take(&mut self.nodes[1].radio)];
-        let mut energy = |n: usize, profile: &crate::energy::profile::DeviceProfile| {
-            let frames = logs[n].frames_before(window_end);
-            let tl = meter::radio_timeline(
-                std::mem::take(&mut logs[n]),
-                window_end,
-                s.energy.radio_policy,
-                s.energy.timeout,
-                profile.radio.wake_time,
-            );
-            let e = meter::node_energy(profile, &tl, &mut self.nodes[n].cpu, window_end, delivered, frames);
-            (e, tl)
+        let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
+        let mut energy = |n: usize, profile: &crate::energy::profile::DeviceProfile, keep_timeline: bool| {
+            let log = std::mem::take(&mut logs[n]);
+            let cpu = &mut self.nodes[n].cpu;
+            if !keep_timeline {
+                return (meter::node_energy_from_log(profile, log, cpu, window_end, policy, timeout, delivered), None);
+            }
+            let frames = log.frames_before(window_end);
+            let tl = meter::radio_timeline(log, window_end, policy, timeout, profile.radio.wake_time);
+            (meter::node_energy(profile, &tl, cpu, window_end, delivered, frames), Some(tl))
         };
-        let (e_snd, tl_snd) = energy(SENDER, &s.energy.sender.profile);
-        let (e_rcv, _) = energy(RECEIVER, &s.energy.receiver.profile);
-        let trace = self.trace.take().map(|t| t.finish(&tl_snd, &s.energy.sender.profile, &mut self.nodes[SENDER].cpu));
+        // Only the sender's trace needs its radio timeline.
+        let (e_snd, tl_snd) = energy(SENDER, &s.energy.sender.profile, self.trace.is_some());
+        let (e_rcv, _) = energy(RECEIVER, &s.energy.receiver.profile, false);
+        let trace = self.trace.take().map(|t| {
+            let tl_snd = tl_snd.expect("the sender's timeline is kept when tracing");
+            t.finish(&tl_snd, &s.energy.sender.profile, &mut self.nodes[SENDER].cpu)
+        });
         Ok(RunResult::assemble(crate::result::Parts {
             scenario: s,
             seed,

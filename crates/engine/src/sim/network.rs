@@ -624,9 +624,7 @@ impl<'a> NetWorld<'a> {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
-            let frames = log.frames_before(window_end);
-            let tl = meter::radio_timeline(log, window_end, s.energy.radio_policy, s.energy.timeout, profile.radio.wake_time);
-            let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
+            let e = meter::node_energy_from_log(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n]);
             let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
             nodes.insert(
