@@ -164,8 +164,8 @@ _NETWORK_ROWS = (
 )
 
 # What a relay's "energy per bit" divides by: every flow's delivered bits, not its own.
-NODE_ENERGY_NOTE = ("Energy per bit: the node's energy per application bit delivered by all "
-                    "flows together. Idealized energy = total - idle energy (the node's energy "
+NODE_ENERGY_NOTE = ("Energy per bit: the node's energy per application bit delivered by the "
+                    "flows it serves (those it is an end of or relays). Idealized energy = total - idle energy (the node's energy "
                     "while its radio neither sends nor receives and its CPU is not busy).")
 
 
