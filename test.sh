@@ -12,9 +12,11 @@ echo "==> installing tcpenergy and its test dependencies"
 
 status=0
 
-# tests/test_report_browser.py opens a report in headless Chromium: install it when missing
-# (as root, with apt-get); otherwise that test fails and says what to install.
+# tests/test_report_browser.py opens a report in headless Chromium, tests/test_pcap_network.py
+# reads captures with tshark: install them when missing (as root, with apt-get); otherwise those
+# tests fail and say what to install.
 .ci/ensure-chromium || status=1
+.ci/ensure-tool tshark "capture tests' dissector" tshark || status=1
 
 echo "==> engine tests (cargo)"
 cargo test --workspace --release --no-fail-fast || status=1

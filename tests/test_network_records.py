@@ -321,8 +321,9 @@ def test_summarize_a_network_store_gives_the_network_metrics_per_cell(cli, swept
     assert result.exit_code == 0, result.stderr
     rows = json.loads(result.stdout)
     assert {r["metric"] for r in rows} == {"network.goodput_bps", "network.total_j",
-                                           "network.idealized_j", "network.jain_fairness"}
-    assert len(rows) == 4 * 4 and all(r["n"] == 2 for r in rows)
+                                           "network.idealized_j", "network.per_bit_total_uj",
+                                           "network.per_bit_idealized_uj", "network.jain_fairness"}
+    assert len(rows) == 4 * 6 and all(r["n"] == 2 for r in rows)
     chosen = cli("summarize", swept, "--metric", "flows.bulk.goodput_bps", "--metric",
                  "nodes.b.forwarded_packets")
     assert chosen.exit_code == 0, chosen.stderr

@@ -63,6 +63,11 @@ def test_titles_carry_units_and_loss_reads_as_a_percentage():
     assert condition_title([loss, "label.path.mtu"], [0.05, 1500]) == "loss 5 % · MTU 1500"
 
 
+def test_a_network_links_impairment_probability_reads_as_loss_too():
+    assert axis_title("label.links.3.forward.impairments.0.p", pd.Series([0.2])) == "loss (%)"
+    assert axis_title("label.links.0.reverse.impairments.1.p", pd.Series([0.2])) == "reverse loss (%)"
+
+
 def test_labels_that_are_lists_or_missing_become_groupable_values():
     runs = pd.DataFrame({"label.path.forward.impairments": [[{"kind": "bernoulli", "p": 0.01}], None],
                          "label.rtt": ["10ms", None]})

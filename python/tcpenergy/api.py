@@ -62,8 +62,8 @@ def execute(
 
     ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order. The record
     gains ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
-    With ``pcap`` a directory, each link's packets are written there as ``<from>-<to>.pcap``
-    (``sender-receiver.pcap``, ``receiver-sender.pcap``) once the run succeeded; an unusable
+    With ``pcap`` a directory, each interface's packets are written there as ``<from>-<to>.pcap``
+    (``sender-receiver.pcap``, ``receiver-sender.pcap`` for a single path) once the run succeeded; an unusable
     directory raises OutputPathError naming ``pcap_option`` before anything runs.
     """
     scenario = _as_scenario(scenario)
@@ -99,8 +99,8 @@ def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[Pa
 
     ``seed`` replaces the scenario's seed; keyword overrides use dotted keys, e.g.
     ``run(s, **{"tcp.variant": "newreno", "path.forward.impairments.0.p": 0.05})``.
-    ``pcap=DIR`` also writes each link's packets to ``DIR/sender-receiver.pcap`` and
-    ``DIR/receiver-sender.pcap`` (docs/capture.md).
+    ``pcap=DIR`` also writes each interface's packets to ``DIR/<from>-<to>.pcap``
+    (``sender-receiver.pcap`` and ``receiver-sender.pcap`` for a single path; docs/capture.md).
     """
     record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap)
     return record

@@ -1,4 +1,4 @@
-"""Packet capture files: one pcap file per link, written into a directory (docs/capture.md).
+"""Packet capture files: one pcap file per sending interface, written into a directory (docs/capture.md).
 
 The directory is checked before the run, so an unusable one costs no simulation, and created
 and filled only after the run succeeded, each file atomically, so a failure leaves nothing."""

@@ -109,8 +109,9 @@ def run_command(
     ] = None,
     pcap: Annotated[
         Optional[Path],
-        typer.Option("--pcap", help="Write each link's packets to DIR/sender-receiver.pcap and "
-                                    "DIR/receiver-sender.pcap (created if missing).",
+        typer.Option("--pcap", help="Write each interface's packets to DIR/<from>-<to>.pcap "
+                                    "(sender-receiver.pcap and receiver-sender.pcap for a single "
+                                    "path; DIR is created if missing).",
                      metavar="DIR"),
     ] = None,
 ) -> None:

@@ -36,24 +36,34 @@ pub fn run(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<RunResult
 
 /// Run a network scenario with the given seed.
 pub fn run_network(scenario: &Scenario, seed: u64) -> Result<result::network::NetRunResult, EngineError> {
+    run_network_captured(scenario, seed, false).map(|(r, _)| r)
+}
+
+/// Run a network scenario; with `capture`, also every frame each interface started serializing.
+pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
     if scenario.network.is_none() {
         return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
     }
-    sim::network::NetWorld::new(scenario, seed)?.run(seed)
+    let world = sim::network::NetWorld::new(scenario, seed)?;
+    let world = if capture { world.with_capture() } else { world };
+    world.run_captured(seed)
 }
 
 /// Run a scenario of either form; its record as JSON.
 pub fn run_json(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<String, EngineError> {
+    run_json_captured(scenario, seed, opts).map(|(r, _)| r)
+}
+
+/// Run a scenario of either form; its record as JSON and, when `opts.capture`, every frame each
+/// interface started serializing.
+pub fn run_json_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(String, Option<Capture>), EngineError> {
     if scenario.network.is_none() {
-        return sim::run(scenario, seed, opts).map(|r| r.to_json());
+        return sim::run_captured(scenario, seed, opts).map(|(r, c)| (r.to_json(), c));
     }
     if opts.trace {
         return Err(EngineError::config("trace", "the sender's time series is recorded for the single-path form only"));
     }
-    if opts.capture {
-        return Err(EngineError::config("pcap", "packet capture is available for the single-path form only"));
-    }
-    run_network(scenario, seed).map(|r| r.to_json())
+    run_network_captured(scenario, seed, opts.capture).map(|(r, c)| (r.to_json(), c))
 }
 
 /// Run a scenario and also return its packet capture (present when `opts.capture`).

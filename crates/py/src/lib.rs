@@ -64,8 +64,9 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
     })
 }
 
-/// Like `run`, and also capture every frame each link starts serializing: returns the record and
-/// a list of (file stem named by the link, pcap file bytes), e.g. ("sender-receiver", b"...").
+/// Like `run`, and also capture every frame each interface starts serializing: returns the record
+/// and a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
+/// ("sender-receiver", b"...").
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false))]
 fn run_captured(
@@ -81,13 +82,9 @@ fn run_captured(
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
             let opts = RunOptions { trace, capture: true, ..Default::default() };
-            if s.network.is_some() {
-                // Refused with the reason (capture of networks is not available yet).
-                tcpenergy_engine::run_json(&s, seed, opts)?;
-            }
-            let (record, capture) = tcpenergy_engine::run_captured(&s, seed, opts)?;
+            let (record, capture) = tcpenergy_engine::run_json_captured(&s, seed, opts)?;
             let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
-            Ok((record.to_json(), files))
+            Ok((record, files))
         }))
     });
     let (record, files) = guarded(py, || match result {

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Collection, List, Optional, Sequence, Tuple, U
 
 from tcpenergy.experiments.completeness import hashable, ok, usable
 from tcpenergy.experiments.frame import label_columns
+from tcpenergy.report.metrics import NETWORK_TOTALS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,11 +39,9 @@ DEFAULT_METRICS = (
     "energy.sender.idealized_j",
     "energy.sender.per_bit_total_uj",
     "energy.sender.per_bit_idealized_uj",
-    # A network run's totals (a network of one flow also has the single-flow metrics above).
-    "network.goodput_bps",
-    "network.total_j",
-    "network.idealized_j",
-    "network.jain_fairness",
+    # A network run's totals (a network of one flow also has the single-flow metrics above),
+    # defined once with the report's network metrics.
+    *(metric.column for metric in NETWORK_TOTALS),
 )
 LEVELS = (0.90, 0.95)
 

@@ -22,12 +22,14 @@ import pandas as pd
 
 from tcpenergy._version import __version__
 from tcpenergy.report import metrics as catalogue
+from tcpenergy.report.cells import node_stats
 from tcpenergy.report.figures import FigureFile, write_figures
-from tcpenergy.report.metrics import Metric
+from tcpenergy.report.metrics import Metric, View
 from tcpenergy.report.layout import (
     VARIANT,
     Layout,
     axis_name,
+    conditions,
     format_value,
     infer_layout,
     normalize_labels,
@@ -37,7 +39,9 @@ from tcpenergy.report.ranking import rank_table, short_names
 from tcpenergy.report import sensitivity
 from tcpenergy.report.staging import staged_directory
 from tcpenergy.report.summary import (
+    cell_columns,
     fixed_settings,
+    format_mean_ci,
     left_out_rows,
     long_stats,
     overview,
@@ -207,7 +211,11 @@ def _rank_section(table: Optional[pd.DataFrame], per_x: Optional[pd.DataFrame], 
     return ("Rank order", body, md)
 
 
-def _figure_section(figures: Sequence[FigureFile]) -> Section:
+def _whole_network(metrics: Sequence[Metric]) -> List[Metric]:
+    return [m for m in metrics if m.column.startswith("network.")]
+
+
+def _figure_section(figures: Sequence[FigureFile], view: View) -> Section:
     blocks, md = [], []
     for f in figures:
         png, svg, caption = f.png.as_posix(), f.svg.as_posix(), html.escape(f.caption)
@@ -217,20 +225,66 @@ def _figure_section(figures: Sequence[FigureFile]) -> Section:
                       f'alt="{caption}"></a>\n'
                       f'<figcaption>{caption} (<a href="{svg}">SVG</a>)</figcaption>\n</figure>')
         md.append(f"![{f.caption}]({png})\n\n{f.caption} ([SVG]({svg}))")
-    intro = ("One figure per metric, sender and receiver; every panel of a figure shares its "
+    if view.name == catalogue.NETWORK.name:
+        shown = "One figure per metric of the whole network (every node, every flow)"
+    elif _whole_network(view.figures):
+        shown = "One figure per metric, sender and receiver, and all nodes (relays included)"
+    else:
+        shown = "One figure per metric, sender and receiver"
+    intro = (f"{shown}; every panel of a figure shares its "
              "y scale, which is logarithmic when the values span more than a decade.")
     return ("Figures", f"<p>{html.escape(intro)}</p>\n" + "\n".join(blocks),
             intro + "\n\n" + "\n\n".join(md))
 
 
-def _summary_section(runs: pd.DataFrame, layout: Layout, level: float) -> Section:
-    header, rows = summary_rows(runs, layout, catalogue.SUMMARY, level)
+def _symbols(metrics: Sequence[Metric]) -> str:
+    """``E_net = Total energy per bit (all nodes); ...``: what each column symbol stands for."""
+    return "; ".join(f"{m.symbol} = {m.title}" for m in metrics)
+
+
+def _summary_section(runs: pd.DataFrame, layout: Layout, level: float, view: View) -> Section:
+    header, rows = summary_rows(runs, layout, view.summary, level)
+    if view.name == catalogue.NETWORK.name:
+        legend = (f"the whole network: {_symbols(view.summary)}; per-bit energies divide by the "
+                  f"application bits all flows delivered")
+    else:
+        legend = "sender and receiver energy; E_R = receiver"
+        if _whole_network(view.summary):
+            legend += "; E_net, E_I,net = all nodes, relays included"
     intro = (f"Per cell: complete runs out of runs made, and the mean ± half-width of its "
-             f"{level * 100:g} % confidence interval over the complete runs (sender and "
-             f"receiver energy; E_R = receiver).")
+             f"{level * 100:g} % confidence interval over the complete runs ({legend}).")
     first_number = header.index("complete / runs")
     return _table_section("Summary", intro, header, rows, numeric_from=first_number,
                           fold=f"Summary table ({len(rows)} cells)")
+
+
+def _node_table(runs: pd.DataFrame, layout: Layout, level: float) -> pd.DataFrame:
+    """Per cell, node and field of ``NODE_FIELDS``: n, mean and interval (empty without nodes)."""
+    return node_stats(runs, cell_columns(layout), [f for f, _, _ in catalogue.NODE_FIELDS], level)
+
+
+def _node_section(runs: pd.DataFrame, table: pd.DataFrame, layout: Layout,
+                  level: float) -> Optional[Section]:
+    """Per cell and node, the mean energy: where a network spends it (ends, relays, routers)."""
+    if table.empty:
+        return None
+    by = cell_columns(layout)
+    fields = [(f, title, unit) for f, title, unit in catalogue.NODE_FIELDS if f in set(table["field"])]
+    found = {(tuple(r[c] for c in by), r["node"], r["field"]): r for r in table.to_dict("records")}
+    nodes = list(dict.fromkeys(table["node"]))
+    header = [axis_name(c) for c in by] + ["node"] + [f"{title} ({unit})" for _, title, unit in fields]
+    rows = []
+    for cell in conditions(runs, by):
+        for node in nodes:
+            stats = [found.get((cell, node, f)) for f, _, _ in fields]
+            if any(stats):
+                rows.append([format_value(c, v) for c, v in zip(by, cell)] + [node] + [
+                    format_mean_ci(r["mean"], r["ci_low"], r["ci_high"]) if r else "-" for r in stats])
+    intro = (f"Per cell and node: the mean ± half-width of its {level * 100:g} % confidence "
+             f"interval over the complete runs; a node serves the flows it sends, receives or "
+             f"relays (- where they delivered nothing).")
+    return _table_section("Energy per node", intro, header, rows, numeric_from=len(by) + 1,
+                          fold=f"Energy per node ({len(rows)} rows)")
 
 
 def _left_out_section(runs: pd.DataFrame) -> Optional[Section]:
@@ -276,9 +330,14 @@ def _render_markdown(title: str, sections: Sequence[Section]) -> str:
 
 
 def _write_tables(runs: pd.DataFrame, layout: Layout, ranking: Optional[pd.DataFrame],
-                  per_x: Optional[pd.DataFrame], stage: Path, level: float) -> List[Path]:
+                  per_x: Optional[pd.DataFrame], nodes: pd.DataFrame, stage: Path, level: float,
+                  view: View) -> List[Path]:
     paths = [Path("summary.csv")]
-    long_stats(runs, layout, catalogue.SUMMARY, level).to_csv(stage / paths[0], index=False)
+    long_stats(runs, layout, view.summary, level).to_csv(stage / paths[0], index=False)
+    if not nodes.empty:
+        paths.append(Path("nodes.csv"))
+        columns = [*cell_columns(layout), "node", "field", "column", "n", "mean", "ci_low", "ci_high"]
+        nodes[columns].assign(level=level).to_csv(stage / paths[-1], index=False)
     for name, table in (("ranking.csv", ranking), ("ranking_per_x.csv", per_x)):
         if table is not None:
             # Tuples as space-separated text, so the CSV reads back without parsing Python.
@@ -294,7 +353,7 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
                  layout: Optional[Layout] = None,
                  summary_sections: Sequence[Section] = ()) -> ReportPaths:
     """Write index.html, report.md, figures/*.png|svg, summary.csv, ranking.csv and
-    ranking_per_x.csv into out_dir.
+    ranking_per_x.csv into out_dir, and nodes.csv for network runs.
 
     ``runs_df`` is the flat runs frame of ``Store.runs()`` (failed and incomplete runs included:
     they are counted and listed with their reasons, never averaged). ``summary_sections`` are
@@ -302,6 +361,10 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     colour-coded claims summary using the ``status-*`` CSS classes); ``extra_sections`` come
     right after the overview and the fixed settings, e.g. a claims checklist. ``level`` is the
     confidence level of every interval. ``layout`` overrides the inferred axis roles.
+
+    The metrics are those of ``metrics.view_of(runs_df)``: the sender and receiver of a single
+    flow, or the whole network's totals when some run has several flows. Runs of a network also
+    get a table of each node's energy per cell (nodes.csv).
 
     A reproduction's report (out_dir is OUT/report and OUT/claims.json exists) also shows the
     sensitivity sweeps found in OUT/sensitivity/ (report/sensitivity.py): a Sensitivity section
@@ -314,9 +377,10 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     runs_df = normalize_labels(runs_df)
     layout = layout or infer_layout(runs_df)
     out = Path(out_dir)
-    # A store whose runs all failed has no result columns: show what there is.
-    ranked = [m for m in catalogue.RANKED if m.column in runs_df.columns]
-    plotted = [m for m in catalogue.FIGURES if m.column in runs_df.columns]
+    # A store whose runs all failed has no result columns: the view keeps what there is.
+    view = catalogue.view_of(runs_df)
+    ranked, plotted = list(view.ranked), list(view.figures)
+    nodes = _node_table(runs_df, layout, level)
     ranking = per_x = None
     if layout.line is not None and ranked:
         ranking = rank_table(runs_df, layout.panels, layout.x, layout.line, ranked, level)
@@ -331,12 +395,13 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
         sections = [*summary_sections, _overview_section(runs_df, layout), _fixed_section(runs_df),
                     *extra_sections, sensitivity_section,
                     _rank_section(ranking, per_x, runs_df, layout, ranked, level),
-                    _figure_section(figures) if figures else None,
-                    _summary_section(runs_df, layout, level), _left_out_section(runs_df)]
+                    _figure_section(figures, view) if figures else None,
+                    _summary_section(runs_df, layout, level, view),
+                    _node_section(runs_df, nodes, layout, level), _left_out_section(runs_df)]
         sections = [s for s in sections if s is not None]
         (stage / "index.html").write_text(_render_html(title, sections), encoding="utf-8")
         (stage / "report.md").write_text(_render_markdown(title, sections), encoding="utf-8")
-        tables = _write_tables(runs_df, layout, ranking, per_x, stage, level)
+        tables = _write_tables(runs_df, layout, ranking, per_x, nodes, stage, level, view)
     figure_paths = [out / p for f in figures for p in (f.png, f.svg)] + [out / p for p in sensitivity_files]
     return ReportPaths(out, out / "index.html", out / "report.md", figure_paths,
                        [out / t for t in tables])

@@ -34,7 +34,10 @@ from tcpenergy.report.layout import (
 from tcpenergy.report.metrics import Metric
 
 STEMS = {"E": "energy_per_bit", "E_I": "idealized_energy_per_bit", "goodput": "goodput",
-         "E_receiver": "receiver_energy_per_bit", "E_I_receiver": "receiver_idealized_energy_per_bit"}
+         "E_receiver": "receiver_energy_per_bit", "E_I_receiver": "receiver_idealized_energy_per_bit",
+         "E_network": "network_energy_per_bit", "E_I_network": "network_idealized_energy_per_bit",
+         "goodput_network": "network_goodput", "energy_network": "network_energy",
+         "idealized_energy_network": "network_idealized_energy", "jain_fairness": "jain_fairness"}
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 # Neighbouring lines are shifted by this fraction of the x range so error bars do not hide
 # each other; small enough not to misplace a point visibly.
@@ -130,7 +133,8 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
     """The figure for one metric: a Figure on an Agg canvas, leaving pyplot's state alone.
 
     Every panel shares one y scale (panels are conditions to compare against each other); the
-    scale is logarithmic when the figure's values span more than a decade (``use_log_scale``)."""
+    scale is logarithmic when the figure's values span more than a decade (``use_log_scale``),
+    unless the metric asks for a linear axis (``Metric.linear``)."""
     by = [*layout.panels, *(c for c in (layout.line, layout.x) if c is not None)]
     stats = cell_stats(runs, by, metric.column, level)
     lines = ordered_values(runs[layout.line]) if layout.line else [None]
@@ -187,7 +191,8 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
         ax.tick_params(labelbottom=bottom[(row, col)])
         if bottom[(row, col)]:
             ax.set_xlabel(axis_title(layout.x, runs[layout.x]) if layout.x else "")
-    if use_log_scale(plotted):
+    # A bounded index stays linear: only a wide interval (few seeds) could make it span decades.
+    if not metric.linear and use_log_scale(plotted):
         first.set_yscale("log")
     if layout.line:
         first.legend(title=axis_name(layout.line), fontsize=7, title_fontsize=7)

@@ -30,7 +30,8 @@ _NAMES = {"rtt": "RTT", "rtt_range": "RTT range", "loss": "loss", "path.mtu": "M
           "energy.radio_policy": "radio policy"}
 # RTT ranges carry their unit in each tick ("10-20 ms"), so the title has none.
 _UNITS = {"rtt": "ms", "loss": "%", "path.mtu": "bytes", "traffic.bytes": "bytes"}
-_IMPAIRMENT_P = re.compile(r"path\.(forward|reverse)\.impairments\.\d+\.p$")
+# A single path's or a network link's impairment probability (path.forward..., links.3.forward...).
+_IMPAIRMENT_P = re.compile(r"(?:path|links\.\d+)\.(forward|reverse)\.impairments\.\d+\.p$")
 _RANGE = re.compile(r"^\s*\[?\s*([0-9.]+)\s*[,-]\s*([0-9.]+)\s*\]?\s*(ms)?\s*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min|h)\s*$")
 _MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}

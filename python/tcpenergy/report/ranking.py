@@ -40,7 +40,7 @@ def as_metric(metric: Union[Metric, str]) -> Metric:
     """A catalogue metric by key or column; any other column ranks with lower as better."""
     if isinstance(metric, Metric):
         return metric
-    for known in catalogue.SUMMARY:
+    for known in catalogue.KNOWN:
         if metric in (known.key, known.column):
             return known
     return Metric(metric, metric, metric, metric, "")

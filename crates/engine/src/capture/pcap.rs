@@ -1,7 +1,8 @@
 //! The pcap file format with nanosecond timestamps (magic 0xa1b23c4d) and raw IPv4 frames
 //! (LINKTYPE_RAW, 101): no link-layer header, each record is one IP packet.
 
-use super::{wire, LinkCapture};
+use super::{wire, Contents, FlowAddresses, LinkCapture};
+use std::collections::HashMap;
 
 /// Nanosecond-resolution pcap magic, written in the file's byte order (little-endian here).
 pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -30,16 +31,18 @@ pub fn record(out: &mut Vec<u8>, at_ns: u64, packet: &[u8]) {
     out.extend_from_slice(packet);
 }
 
-/// The whole file of one link. The IP identification counts the sending interface's packets
-/// from 1 (RFC 791 §3.1 leaves the choice to the sender; RFC 6864 §4.1 allows any value when
-/// DF is set).
-pub fn file(link: &LinkCapture, window_shift: Option<u8>) -> Vec<u8> {
-    let bytes: usize = link.frames.iter().map(|f| 16 + f.seg.wire_len() as usize).sum();
+/// The whole file of one interface: each frame as an IPv4 packet between its flow's addresses,
+/// TCP windows shifted by the sending end's scale (`shifts`, from `Capture::window_shifts`).
+pub fn file(link: &LinkCapture, flows: &[FlowAddresses], shifts: &HashMap<(u32, bool), u8>) -> Vec<u8> {
+    let bytes: usize = link.frames.iter().map(|f| 16 + wire::len(&f.contents) as usize).sum();
     let mut out = Vec::with_capacity(24 + bytes);
     header(&mut out);
-    for (i, f) in link.frames.iter().enumerate() {
-        let id = (i as u16).wrapping_add(1);
-        let p = wire::packet(&f.seg, link.src, link.dst, id, window_shift);
+    for f in &link.frames {
+        let (src, dst) = flows[f.flow as usize].of(f.from_src);
+        let p = match &f.contents {
+            Contents::Tcp(seg) => wire::packet(seg, src, dst, f.ip_id, f.ttl, shifts.get(&(f.flow, f.from_src)).copied()),
+            Contents::Udp { payload } => wire::datagram(*payload, src, dst, f.ip_id, f.ttl),
+        };
         record(&mut out, f.at.0, &p);
     }
     out
@@ -58,7 +61,7 @@ mod tests {
         let seg = Segment::new(1, 1, 100, Flags::ACK, 65_535);
         c.record(0, SimTime(1_500_000_123), seg);
         c.record(0, SimTime(2_000_000_000), seg);
-        let f = file(&c.links[0], None);
+        let f = file(&c.links[0], &c.flows, &HashMap::new());
         assert_eq!(u32::from_le_bytes(f[0..4].try_into().unwrap()), MAGIC_NANOS);
         assert_eq!(u32::from_le_bytes(f[20..24].try_into().unwrap()), LINKTYPE_RAW);
         assert_eq!(f.len(), 24 + 2 * (16 + 140));

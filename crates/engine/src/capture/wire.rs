@@ -1,9 +1,9 @@
 //! The bytes of one captured packet: IPv4 header (RFC 791 §3.1), TCP header and options
-//! (RFC 9293 §3.1-3.2, RFC 7323 §2-3, RFC 2018 §2-3), payload as zeros. Option layout and
+//! (RFC 9293 §3.1-3.2, RFC 7323 §2-3, RFC 2018 §2-3) or UDP header (RFC 768), payload as zeros. Option layout and
 //! padding follow docs/models/tcp.md "Bytes on the wire", so every packet is exactly
 //! `Segment::wire_len()` bytes long.
 
-use super::Endpoint;
+use super::{Contents, Endpoint};
 use crate::tcp::segment::{Ecn, Flags, Segment, IPV4_HEADER, TCP_HEADER};
 
 const KIND_EOL: u8 = 0;
@@ -15,7 +15,9 @@ const KIND_SACK: u8 = 5;
 const KIND_TIMESTAMPS: u8 = 8;
 
 const PROTO_TCP: u8 = 6;
-const TTL: u8 = 64;
+const PROTO_UDP: u8 = 17;
+/// UDP header bytes (RFC 768).
+pub const UDP_HEADER: u32 = 8;
 /// Don't Fragment (RFC 791 §3.1 flags): the engine never fragments.
 const FLAG_DF: u16 = 0x4000;
 
@@ -108,22 +110,46 @@ fn ecn_bits(e: Ecn) -> u8 {
     }
 }
 
-/// One IPv4 packet carrying `seg`, exactly `seg.wire_len()` bytes.
-pub fn packet(seg: &Segment, src: Endpoint, dst: Endpoint, ip_id: u16, shift: Option<u8>) -> Vec<u8> {
-    let total = seg.wire_len() as usize;
-    let mut p = Vec::with_capacity(total);
-    // IPv4 header, RFC 791 §3.1; the checksum is filled in below.
+/// Bytes of the IP packet a frame carries.
+pub fn len(c: &Contents) -> u32 {
+    match c {
+        Contents::Tcp(seg) => seg.wire_len(),
+        Contents::Udp { payload } => IPV4_HEADER + UDP_HEADER + payload,
+    }
+}
+
+/// The 20-byte IPv4 header (RFC 791 §3.1), no options, with its checksum.
+fn ipv4_header(p: &mut Vec<u8>, total: usize, ecn: Ecn, ip_id: u16, ttl: u8, proto: u8, src: Endpoint, dst: Endpoint) {
+    let start = p.len();
     p.push(0x45); // version 4, IHL 5 words
-    p.push(ecn_bits(seg.ecn)); // DSCP 0
+    p.push(ecn_bits(ecn)); // DSCP 0
     p.extend_from_slice(&(total as u16).to_be_bytes());
     p.extend_from_slice(&ip_id.to_be_bytes());
     p.extend_from_slice(&FLAG_DF.to_be_bytes());
-    p.extend_from_slice(&[TTL, PROTO_TCP, 0, 0]);
+    p.extend_from_slice(&[ttl, proto, 0, 0]);
     p.extend_from_slice(&src.addr);
     p.extend_from_slice(&dst.addr);
-    debug_assert_eq!(p.len(), IPV4_HEADER as usize);
-    let ip_sum = checksum(0, &p);
-    p[10..12].copy_from_slice(&ip_sum.to_be_bytes());
+    debug_assert_eq!(p.len() - start, IPV4_HEADER as usize);
+    let sum = checksum(0, &p[start..]);
+    p[start + 10..start + 12].copy_from_slice(&sum.to_be_bytes());
+}
+
+/// The partial sum of the pseudo-header that TCP (RFC 9293 §3.1) and UDP (RFC 768) checksums
+/// cover: both addresses, zero, protocol, and the transport segment's length.
+fn pseudo_header_sum(src: Endpoint, dst: Endpoint, proto: u8, len: u32) -> u32 {
+    [src.addr, dst.addr]
+        .iter()
+        .map(|a| u16::from_be_bytes([a[0], a[1]]) as u32 + u16::from_be_bytes([a[2], a[3]]) as u32)
+        .sum::<u32>()
+        + proto as u32
+        + len
+}
+
+/// One IPv4 packet carrying `seg`, exactly `seg.wire_len()` bytes.
+pub fn packet(seg: &Segment, src: Endpoint, dst: Endpoint, ip_id: u16, ttl: u8, shift: Option<u8>) -> Vec<u8> {
+    let total = seg.wire_len() as usize;
+    let mut p = Vec::with_capacity(total);
+    ipv4_header(&mut p, total, seg.ecn, ip_id, ttl, PROTO_TCP, src, dst);
 
     // TCP header, RFC 9293 §3.1. Sequence numbers on the wire are the engine's modulo 2^32.
     let tcp = p.len();
@@ -140,23 +166,37 @@ pub fn packet(seg: &Segment, src: Endpoint, dst: Endpoint, ip_id: u16, shift: Op
     p[tcp + 12] = (offset_words as u8) << 4;
     p.resize(total, 0); // payload: zeros
 
-    // TCP checksum over the pseudo-header (RFC 9293 §3.1): addresses, zero, protocol, TCP length.
-    let tcp_len = (total - tcp) as u32;
-    let pseudo = [src.addr, dst.addr]
-        .iter()
-        .map(|a| u16::from_be_bytes([a[0], a[1]]) as u32 + u16::from_be_bytes([a[2], a[3]]) as u32)
-        .sum::<u32>()
-        + PROTO_TCP as u32
-        + tcp_len;
-    let tcp_sum = checksum(pseudo, &p[tcp..]);
+    let tcp_sum = checksum(pseudo_header_sum(src, dst, PROTO_TCP, (total - tcp) as u32), &p[tcp..]);
     p[tcp + 16..tcp + 18].copy_from_slice(&tcp_sum.to_be_bytes());
+    p
+}
+
+/// One IPv4 packet carrying a UDP datagram of `payload` zero bytes (RFC 768). UDP datagrams are
+/// never ECN-capable here (RFC 3168 §5 leaves ECT to transports that react to CE).
+pub fn datagram(payload: u32, src: Endpoint, dst: Endpoint, ip_id: u16, ttl: u8) -> Vec<u8> {
+    let total = (IPV4_HEADER + UDP_HEADER + payload) as usize;
+    let mut p = Vec::with_capacity(total);
+    ipv4_header(&mut p, total, Ecn::NotEct, ip_id, ttl, PROTO_UDP, src, dst);
+    let udp = p.len();
+    let udp_len = (UDP_HEADER + payload) as u16;
+    p.extend_from_slice(&src.port.to_be_bytes());
+    p.extend_from_slice(&dst.port.to_be_bytes());
+    p.extend_from_slice(&udp_len.to_be_bytes());
+    p.extend_from_slice(&[0, 0]); // checksum, below
+    p.resize(total, 0);
+    // RFC 768: a computed checksum of zero is sent as all ones (zero means "none").
+    let sum = match checksum(pseudo_header_sum(src, dst, PROTO_UDP, udp_len as u32), &p[udp..]) {
+        0 => 0xffff,
+        s => s,
+    };
+    p[udp + 6..udp + 8].copy_from_slice(&sum.to_be_bytes());
     p
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::{RECEIVER_ENDPOINT, SENDER_ENDPOINT};
+    use crate::capture::{RECEIVER_ENDPOINT, SENDER_ENDPOINT, TTL};
     use crate::tcp::segment::{SynOptions, Timestamps};
 
     fn data(len: u32) -> Segment {
@@ -255,7 +295,7 @@ mod tests {
     fn ip_total_length_equals_the_bytes_the_engine_charges_rfc791_s3_1() {
         let mut s = data(1448);
         s.ts = Some(Timestamps { val: 1, ecr: 1 });
-        let p = packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 1, None);
+        let p = packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 1, TTL, None);
         assert_eq!(p.len() as u32, s.wire_len());
         assert_eq!(u16::from_be_bytes([p[2], p[3]]) as u32, s.wire_len());
         assert_eq!(p[20 + 12] >> 4, 5 + 3, "data offset: 20 + 12 option bytes");
@@ -263,7 +303,7 @@ mod tests {
 
     #[test]
     fn ipv4_header_checksum_verifies_to_zero_rfc791_s3_1() {
-        let p = packet(&data(100), SENDER_ENDPOINT, RECEIVER_ENDPOINT, 42, None);
+        let p = packet(&data(100), SENDER_ENDPOINT, RECEIVER_ENDPOINT, 42, TTL, None);
         assert_ne!(u16::from_be_bytes([p[10], p[11]]), 0);
         assert_eq!(checksum(0, &p[..20]), 0);
     }
@@ -272,7 +312,7 @@ mod tests {
     fn tcp_checksum_covers_pseudo_header_and_odd_payload_rfc9293_s3_1() {
         let mut s = data(101); // odd length: the last byte is padded with zero for the sum
         s.sack.push(5000, 6000);
-        let p = packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 42, None);
+        let p = packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 42, TTL, None);
         let mut pseudo = Vec::new();
         pseudo.extend_from_slice(&SENDER_ENDPOINT.addr);
         pseudo.extend_from_slice(&RECEIVER_ENDPOINT.addr);
@@ -293,7 +333,7 @@ mod tests {
         let mut s = data(10);
         for (e, bits) in [(Ecn::NotEct, 0), (Ecn::Ect, 0b10), (Ecn::Ce, 0b11)] {
             s.ecn = e;
-            assert_eq!(packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 0, None)[1], bits);
+            assert_eq!(packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 0, TTL, None)[1], bits);
         }
     }
 
@@ -301,7 +341,7 @@ mod tests {
     fn flags_byte_is_the_tcp_header_flags_rfc9293_s3_1_rfc3168_s6_1() {
         let mut s = data(10);
         s.flags = Flags::ACK.with(Flags::ECE).with(Flags::CWR).with(Flags::FIN);
-        let p = packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 0, None);
+        let p = packet(&s, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 0, TTL, None);
         assert_eq!(p[20 + 13], 0x10 | 0x40 | 0x80 | 0x01);
     }
 
@@ -314,5 +354,24 @@ mod tests {
         let mut y = syn(false, false, Some(5));
         y.window = 1 << 20;
         assert_eq!(window_field(&y, Some(5)), u16::MAX, "a SYN's window is never scaled");
+    }
+
+    #[test]
+    fn udp_length_and_checksum_cover_the_pseudo_header_rfc768() {
+        for payload in [0, 1, 200, 1471] {
+            let p = datagram(payload, SENDER_ENDPOINT, RECEIVER_ENDPOINT, 9, 63);
+            assert_eq!(p.len() as u32, len(&Contents::Udp { payload }));
+            assert_eq!((p[9], p[8]), (PROTO_UDP, 63), "protocol, TTL");
+            assert_eq!(u16::from_be_bytes([p[24], p[25]]) as u32, 8 + payload, "UDP length");
+            assert_eq!(checksum(0, &p[..20]), 0, "IP header checksum");
+            let mut pseudo = Vec::new();
+            pseudo.extend_from_slice(&SENDER_ENDPOINT.addr);
+            pseudo.extend_from_slice(&RECEIVER_ENDPOINT.addr);
+            pseudo.extend_from_slice(&[0, PROTO_UDP]);
+            pseudo.extend_from_slice(&((p.len() - 20) as u16).to_be_bytes());
+            pseudo.extend_from_slice(&p[20..]);
+            assert_eq!(checksum(0, &pseudo), 0, "payload {payload}");
+            assert_ne!(u16::from_be_bytes([p[26], p[27]]), 0, "zero would mean no checksum");
+        }
     }
 }

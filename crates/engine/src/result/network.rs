@@ -116,10 +116,16 @@ pub struct NetNodeResult {
 pub struct NetworkTotals {
     /// Application bits delivered by all flows per second of the measurement window.
     pub goodput_bps: f64,
+    /// Application bytes delivered by all flows.
+    pub bytes_delivered: u64,
     /// IP bytes put on every link (each hop counts).
     pub wire_bytes: u64,
     pub total_j: f64,
     pub idealized_j: f64,
+    /// Energy of all nodes per application bit delivered by all flows (µJ/bit); null when
+    /// nothing was delivered.
+    pub per_bit_total_uj: f64,
+    pub per_bit_idealized_uj: f64,
     /// Jain's fairness index over the flows' goodput: (sum x)^2 / (n sum x^2); null if all are 0.
     pub jain_fairness: f64,
     /// Packets on a link (propagating) when the run ended.

@@ -10,6 +10,7 @@
 use super::queue::EventQueue;
 use super::rng::Stream;
 use super::Slab;
+use crate::capture::{self, Capture, Contents, Frame};
 use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, Transport};
 use crate::config::Scenario;
 use crate::energy::airtime::RadioAirtime;
@@ -26,7 +27,7 @@ use crate::units::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 /// IPv4 (20) + UDP (8) header bytes of a datagram.
-const UDP_HEADERS: u32 = 28;
+const UDP_HEADERS: u32 = crate::tcp::segment::IPV4_HEADER + capture::wire::UDP_HEADER;
 /// A timed flow's application never runs dry: it writes this much at the start.
 const ENDLESS: u64 = 1 << 50;
 
@@ -67,6 +68,10 @@ struct Packet {
     flow: u32,
     /// Sent by the flow's source end (towards `to`), else by its destination end.
     from_src: bool,
+    /// IPv4 identification, given by the source node when the packet is first serialized.
+    ip_id: u16,
+    /// Hops left: `capture::TTL` at the source, one less after each router.
+    ttl: u8,
     body: Body,
 }
 
@@ -80,6 +85,15 @@ impl Packet {
     fn ect(&self) -> bool {
         matches!(&self.body, Body::Tcp(seg) if seg.ecn != Ecn::NotEct)
     }
+    fn new(flow: usize, from_src: bool, body: Body) -> Self {
+        Packet { flow: flow as u32, from_src, ip_id: 0, ttl: capture::TTL, body }
+    }
+    fn contents(&self) -> Contents {
+        match self.body {
+            Body::Tcp(seg) => Contents::Tcp(seg),
+            Body::Udp { payload, .. } => Contents::Udp { payload },
+        }
+    }
 }
 
 /// A node's meters.
@@ -91,6 +105,9 @@ struct NodeState {
     originated: u64,
     received: u64,
     forwarded: u64,
+    /// IPv4 identification of the last packet it sent as a source (RFC 791 §3.1: the sender's
+    /// choice; RFC 6864 §4.1 allows any value with DF set).
+    last_ip_id: u16,
 }
 
 /// The application's state and counters of one flow.
@@ -132,6 +149,8 @@ pub struct NetWorld<'a> {
     events: u64,
     /// IP bytes that went on the wire (queue drops excluded), over every hop.
     wire_bytes: u64,
+    /// Every frame each interface started serializing, when asked for (`with_capture`).
+    capture: Option<Capture>,
 }
 
 impl<'a> NetWorld<'a> {
@@ -151,6 +170,7 @@ impl<'a> NetWorld<'a> {
                     originated: 0,
                     received: 0,
                     forwarded: 0,
+                    last_ip_id: 0,
                 }
             })
             .collect();
@@ -199,6 +219,7 @@ impl<'a> NetWorld<'a> {
             flows,
             events: 0,
             wire_bytes: 0,
+            capture: None,
         };
         for (i, f) in net.flows.iter().enumerate() {
             let id = i as u32;
@@ -214,7 +235,21 @@ impl<'a> NetWorld<'a> {
         Ok(w)
     }
 
-    pub fn run(mut self, seed: u64) -> Result<NetRunResult, EngineError> {
+    /// Record every frame each interface starts serializing (`run_captured` returns it).
+    pub fn with_capture(mut self) -> Self {
+        let names: Vec<&str> = self.net.nodes.iter().map(|n| n.name.as_str()).collect();
+        let ifaces: Vec<(usize, usize)> = self.routes.ifaces.iter().map(|e| (e.from.index(), e.to.index())).collect();
+        let flows: Vec<(usize, usize)> = self.net.flows.iter().map(|f| (f.src.index(), f.dst.index())).collect();
+        self.capture = Some(Capture::network(&names, &ifaces, &flows));
+        self
+    }
+
+    pub fn run(self, seed: u64) -> Result<NetRunResult, EngineError> {
+        self.run_captured(seed).map(|(r, _)| r)
+    }
+
+    /// Run, and return the capture too when `with_capture` asked for one.
+    pub fn run_captured(mut self, seed: u64) -> Result<(NetRunResult, Option<Capture>), EngineError> {
         let stop = SimTime(self.scenario.stop_after.0);
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
@@ -235,7 +270,8 @@ impl<'a> NetWorld<'a> {
                 st.finished_at = Some(end.min(stop));
             }
         }
-        self.finish(seed)
+        let capture = self.capture.take();
+        self.finish(seed).map(|r| (r, capture))
     }
 
     /// Every flow finished and every TCP connection closed (or stopped).
@@ -395,7 +431,7 @@ impl<'a> NetWorld<'a> {
                 let st = &mut self.flows[f];
                 st.udp_sent += 1;
                 st.udp_wire_bytes += (size + UDP_HEADERS) as u64;
-                let p = Packet { flow: f as u32, from_src: true, body: Body::Udp { payload: size, written_at: now } };
+                let p = Packet::new(f, true, Body::Udp { payload: size, written_at: now });
                 self.nodes[node.index()].originated += 1;
                 self.send(node, p);
             }
@@ -416,7 +452,7 @@ impl<'a> NetWorld<'a> {
             let now = self.now;
             let Some(ep) = self.flows[f].tcp[s].as_mut() else { return };
             let Some(seg) = ep.poll_transmit(now, &mut self.nodes[node.index()].cpu) else { break };
-            let p = Packet { flow: f as u32, from_src: side == Side::Src, body: Body::Tcp(seg) };
+            let p = Packet::new(f, side == Side::Src, Body::Tcp(seg));
             self.nodes[node.index()].originated += 1;
             self.send(node, p);
         }
@@ -441,33 +477,44 @@ impl<'a> NetWorld<'a> {
             return;
         };
         let wire_len = p.wire_len();
-        let link = &mut self.ifaces[iface.index()];
+        let i = iface.index();
+        let link = &mut self.ifaces[i];
         let (from, to) = (link.from, link.to);
+        let mut p = p;
         match link.send(self.now, wire_len, p.ect()) {
             Fate::QueueFull => {}
             Fate::Lost { start, end, notice } => {
-                self.on_the_air(from, &p, wire_len, start, end, notice);
+                self.on_the_air(i, from, &mut p, wire_len, start, end, notice);
             }
             Fate::Arrives { start, end, at, ce, notice } => {
-                let air = self.on_the_air(from, &p, wire_len, start, end, notice);
-                self.nodes[to].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, wire_len);
-                let mut p = p;
                 if ce {
                     if let Body::Tcp(seg) = &mut p.body {
                         seg.ecn = Ecn::Ce;
                     }
                 }
+                let air = self.on_the_air(i, from, &mut p, wire_len, start, end, notice);
+                self.nodes[to].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, wire_len);
                 let slot = self.packets.insert(p);
                 self.queue.push(at, Event::Arrive { node: to as u32, packet: slot });
             }
         }
     }
 
-    /// A frame the link put on the wire during `[start, end)`: count it, log the sending radio's
-    /// airtime, pass on a route notice; returns the airtime.
-    fn on_the_air(&mut self, from: usize, p: &Packet, wire_len: u32, start: SimTime, end: SimTime, notice: Option<crate::net::impair::RouteNotice>) -> SimDuration {
+    /// A frame interface `iface` put on the wire during `[start, end)`: count it, number it at
+    /// its source, capture it, log the sending radio's airtime, pass on a route notice; returns
+    /// the airtime.
+    #[allow(clippy::too_many_arguments)]
+    fn on_the_air(&mut self, iface: usize, from: usize, p: &mut Packet, wire_len: u32, start: SimTime, end: SimTime, notice: Option<crate::net::impair::RouteNotice>) -> SimDuration {
         self.wire_bytes += wire_len as u64;
         let tx = &mut self.nodes[from];
+        if p.ttl == capture::TTL {
+            // Not forwarded yet: `from` is the source, and numbers its packets from 1.
+            tx.last_ip_id = tx.last_ip_id.wrapping_add(1);
+            p.ip_id = tx.last_ip_id;
+        }
+        if let Some(c) = &mut self.capture {
+            c.push(iface, Frame { at: start, flow: p.flow, from_src: p.from_src, ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() });
+        }
         let air = tx.airtime.of_frame(wire_len, start, end);
         tx.radio.transmit_frame(start, start + air, wire_len);
         if let Some(n) = notice {
@@ -495,6 +542,10 @@ impl<'a> NetWorld<'a> {
             let cycles = n.cpu.forward_cycles(p.wire_len());
             n.cpu.charge_cycles(self.now, cycles);
             n.forwarded += 1;
+            // RFC 791 §3.2: each router takes one off the time to live. Routes are loop-free,
+            // so it is only shown, never used to discard (it stops at 1 on paths over 63 hops).
+            let mut p = p;
+            p.ttl = p.ttl.saturating_sub(1).max(1);
             self.send(node, p);
             return;
         }
@@ -650,11 +701,16 @@ impl<'a> NetWorld<'a> {
 
         let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
         let delivered: u64 = delivered_of.iter().sum();
+        let (total_j, idealized_j): (f64, f64) = (energies.iter().map(|e| e.total_j).sum(), energies.iter().map(|e| e.idealized_j).sum());
+        let per_bit_uj = |j: f64| if delivered > 0 { j * 1e6 / (delivered as f64 * 8.0) } else { f64::NAN };
         let network = NetworkTotals {
             goodput_bps: if w_s > 0.0 { delivered as f64 * 8.0 / w_s } else { 0.0 },
+            bytes_delivered: delivered,
             wire_bytes,
-            total_j: energies.iter().map(|e| e.total_j).sum(),
-            idealized_j: energies.iter().map(|e| e.idealized_j).sum(),
+            total_j,
+            idealized_j,
+            per_bit_total_uj: per_bit_uj(total_j),
+            per_bit_idealized_uj: per_bit_uj(idealized_j),
             jain_fairness: jain_index(&goodputs),
             packets_in_flight: self.packets.in_use() as u64,
             flows: flows.len(),

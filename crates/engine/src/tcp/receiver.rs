@@ -121,6 +121,14 @@ impl Receiver {
     pub fn on_segment(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
         let fin = seg.flags.contains(super::segment::Flags::FIN);
         if seg.len == 0 && !fin {
+            // RFC 7323 §4.3: a pure ACK at the left window edge refreshes TS.Recent too, so a
+            // data sender echoes its peer's latest clock. PAWS is not run on pure ACKs (Linux
+            // exempts reordered ones), so nothing else changes.
+            if let (true, Some(ts)) = (self.params.timestamps, seg.ts) {
+                if seg.seq <= self.last_ack_sent && (ts.val.wrapping_sub(self.ts_recent) as i32) >= 0 {
+                    self.ts_recent = ts.val;
+                }
+            }
             return;
         }
         let start = seg.seq;
@@ -154,7 +162,8 @@ impl Receiver {
                     self.ack_now = true;
                     return;
                 }
-                // RFC 7323 §4.3: update TS.Recent from the segment at the left window edge.
+                // RFC 7323 §4.3: update TS.Recent from the segment at the left window edge (in
+                // RFC 1323's form, which also asks that the segment reach past it).
                 if start <= self.last_ack_sent && self.last_ack_sent < end + fin as u64 {
                     self.ts_recent = ts.val;
                 }
