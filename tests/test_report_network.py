@@ -144,11 +144,12 @@ def test_the_node_table_gives_each_nodes_mean_energy_per_cell(runs, report):
     assert report.out_dir / "nodes.csv" in report.tables
 
 
-def test_the_jain_index_figure_keeps_a_linear_axis_when_a_wide_interval_spans_a_decade():
-    # Two seeds far apart: the 95 % interval (t with 1 df) reaches from 0 to about 5.9, more
-    # than ten times the mean, which would make any other metric's axis logarithmic.
-    runs = pd.DataFrame({VARIANT: "sack", LOSS: 0.01, "seed": [1, 2], "status": "ok",
-                         "complete": True, "network.jain_fairness": [0.05, 0.9]})
+def test_the_jain_index_figure_keeps_a_linear_axis_when_its_values_span_a_decade():
+    # With 30 flows Jain's index ranges from 1/30 to 1: two cells a decade apart would make any
+    # other metric's axis logarithmic.
+    runs = pd.DataFrame({VARIANT: "sack", LOSS: [0.0, 0.0, 0.05, 0.05], "seed": [1, 2, 1, 2],
+                         "status": "ok", "complete": True,
+                         "network.jain_fairness": [0.98, 0.99, 0.04, 0.05]})
     layout = Layout(x=LOSS, line=VARIANT, panels=())
     assert plot_metric(runs, layout, metrics.FAIRNESS).axes[0].get_yscale() == "linear"
     as_energy = metrics.FAIRNESS._replace(linear=False)
@@ -177,3 +178,11 @@ def test_summarize_defaults_and_the_report_name_the_same_network_totals(runs):
     assert set(metrics.NETWORK_TOTALS) <= set(metrics.NETWORK_SUMMARY)
     summary = stats.summarize(runs)
     assert list(dict.fromkeys(summary["metric"])) == network_defaults
+
+
+def test_an_interval_cut_at_a_bound_is_shown_by_its_ends_not_a_half_width():
+    from tcpenergy.report.summary import format_mean_ci
+
+    # Jain's index of two seeds: the t interval cut at 1 is not centred on the mean.
+    assert format_mean_ci(0.92, 0.031, 1.0) == "0.92 [0.03, 1.00]"
+    assert format_mean_ci(12.918, 12.765, 13.071) == "12.92 ± 0.15"

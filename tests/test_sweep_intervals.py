@@ -1,7 +1,8 @@
 """Confidence intervals that respect the quantity (docs/experiments.md, "Confidence intervals"):
-Student-t where its lower bound is >= 0; where a t bound of a non-negative metric would fall below
-zero, a BCa bootstrap (Efron 1987) from 10 values on, the t interval cut at zero below that;
-never a negative bound for a non-negative metric."""
+Student-t where it lies within the metric's declared range; where a t bound would leave it (below
+zero for a non-negative metric, above 1 for Jain's fairness index), a BCa bootstrap (Efron 1987)
+from 10 values on, the t interval cut at the range's bounds below that; never a bound outside the
+declared range."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from scipy import stats as scipy_stats
 
 from tcpenergy.experiments import stats
 from tcpenergy.experiments.stats import (BOOTSTRAP_BCA, NO_INTERVAL, STUDENT_T, STUDENT_T_CUT,
-                                         interval, is_non_negative, summarize)
+                                         STUDENT_T_CUT_BOTH, STUDENT_T_CUT_HIGH,
+                                         STUDENT_T_CUT_LOW, declared_range, interval,
+                                         is_non_negative, summarize)
 from tcpenergy.report.cells import cell_stats
 
 # Counts with many zeros and rare large values (timeouts, retransmissions), and small or huge
@@ -147,3 +150,137 @@ def test_report_cell_stats_bounds_are_not_negative_and_carry_the_method():
     derived = frame.rename(columns={"flow.timeouts": "_value"})
     assert cell_stats(derived, ["g"], "_value", 0.95).set_index("g").loc["a", "ci_low"] < 0
     assert (cell_stats(derived, ["g"], "_value", 0.95, non_negative=True)["ci_low"] >= 0).all()
+
+
+# --- metrics bounded above too: Jain's fairness index lies in [1/n, 1] (Jain, Chiu & Hawe,
+# DEC-TR-301, 1984; docs/units-and-scenarios.md, "Network records").
+
+JAIN = "network.jain_fairness"
+
+
+def test_jain_fairness_is_declared_a_fraction_and_other_fields_only_non_negative():
+    assert declared_range(JAIN) == (0.0, 1.0)
+    assert declared_range("groups.left.jain_fairness") == (0.0, 1.0)
+    assert is_non_negative(JAIN) and is_non_negative("groups.left.jain_fairness")
+    for metric in ("flow.goodput_bps", "network.goodput_bps", "sim_time_s"):
+        assert declared_range(metric) == (0.0, math.inf), metric
+    assert declared_range("saving_difference") == (-math.inf, math.inf)
+
+
+def test_two_seeds_of_jain_index_near_one_give_an_interval_cut_at_one_and_named_so():
+    # t with 1 df: 0.92 ± 0.89 at 95 %, an upper bound of 1.81 that no fairness index can have.
+    values = [0.85, 0.99]
+    t_low, t_high = scipy_stats.t.interval(0.95, 1, loc=0.92, scale=scipy_stats.sem(values))
+    assert 0 < t_low and t_high > 1.8
+    method, [(low, high)] = interval(values, (0.95,), within=(0.0, 1.0))
+    assert method == STUDENT_T_CUT_HIGH
+    assert low == pytest.approx(t_low, rel=1e-9) and high == 1.0
+    # The same through summarize, from the declaration alone, at both default levels.
+    row = summarize(pd.DataFrame({"label.v": "a", JAIN: values})).iloc[0]
+    assert row["ci_method"] == STUDENT_T_CUT_HIGH
+    assert row["ci90_high"] == row["ci95_high"] == 1.0
+    assert 0 < row["ci95_low"] <= row["ci90_low"] <= row["mean"]
+
+
+def test_twelve_values_of_jain_index_near_one_are_bootstrapped_and_stay_at_most_one():
+    # Eleven equal shares and one unfair run: t reaches 1.05 at 95 %; 12 >= 10 values, so BCa.
+    values = [1.0] * 11 + [0.5]
+    _, t_high = stats.t_interval(0.95, 12, np.mean(values), np.std(values, ddof=1))
+    assert t_high > 1.0
+    method, bounds = interval(values, (0.90, 0.95), within=stats.FRACTION)
+    assert method.startswith("bootstrap")
+    for low, high in bounds:
+        assert 0.5 <= low <= np.mean(values) <= high <= 1.0
+    row = summarize(pd.DataFrame({JAIN: values})).iloc[0]
+    assert row["ci_method"] == method and row["ci95_high"] <= 1.0 and row["ci90_high"] <= 1.0
+
+
+@pytest.mark.parametrize("values, method, bounds", [
+    ([0.01, 0.05], STUDENT_T_CUT, (0.0, None)),        # t from -0.22: the existing name
+    ([0.85, 0.99], STUDENT_T_CUT_HIGH, (None, 1.0)),   # t up to 1.81
+    ([0.30, 0.99], STUDENT_T_CUT_BOTH, (0.0, 1.0)),    # t from -3.7 to 5.0
+])
+def test_the_method_column_names_which_end_of_the_range_was_cut(values, method, bounds):
+    frame = pd.DataFrame({JAIN: values})
+    row = summarize(frame, levels=(0.95,)).iloc[0]
+    assert row["ci_method"] == method
+    t_low, t_high = scipy_stats.t.interval(0.95, 1, loc=np.mean(values),
+                                           scale=scipy_stats.sem(values))
+    want_low, want_high = bounds
+    assert row["ci95_low"] == (want_low if want_low is not None else pytest.approx(t_low))
+    assert row["ci95_high"] == (want_high if want_high is not None else pytest.approx(t_high))
+
+
+def test_a_declared_low_other_than_zero_gets_its_own_cut_name():
+    method, [(low, high)] = interval([1.0, 1.1, 4.0], (0.95,), within=(1.0, math.inf))
+    assert method == STUDENT_T_CUT_LOW and low == 1.0 and high > 4.0
+
+
+
+@pytest.mark.parametrize("n_equal", [4, 11])
+def test_a_jain_index_rounded_above_one_still_gets_bounds_at_most_one(n_equal):
+    # (Σx)² / (n Σx²) of equal shares can come out as 1 + 2 ulp in floating point.
+    above_one = 1.0 + 2 * 2.0 ** -52
+    values = [above_one] * n_equal + [0.5]
+    method, bounds = interval(values, (0.90, 0.95), within=stats.FRACTION)
+    assert method != STUDENT_T
+    for low, high in bounds:
+        assert 0.0 <= low <= high <= 1.0
+
+
+_FRACTIONS = st.one_of(st.floats(0, 1, allow_nan=False), st.sampled_from([1.0, 1.0, 0.5, 0.05]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRACTIONS, min_size=0, max_size=16),
+       st.sampled_from([(0.90, 0.95), (0.95,), (0.99,), (0.5, 0.999)]))
+def test_no_reported_bound_of_a_fraction_leaves_zero_to_one(values, levels):
+    method, bounds = interval(values, levels, within=stats.FRACTION)
+    for low, high in bounds:
+        if len(values) < 2:
+            assert method == NO_INTERVAL and math.isnan(low) and math.isnan(high)
+            continue
+        assert 0.0 <= low <= high <= 1.0
+        if method.startswith("bootstrap"):
+            assert min(values) <= low and high <= max(values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=2, max_size=9),
+       st.floats(0, 1, allow_nan=False))
+def test_cutting_at_the_range_keeps_the_t_intervals_coverage(values, true_mean):
+    # Any mean a fraction can have lies in [0, 1]: the cut interval holds it exactly when the
+    # t interval does, so cutting changes no coverage (below 10 values, where it is used).
+    level = 0.95
+    t_low, t_high = stats.t_interval(level, len(values), float(np.mean(values)),
+                                     float(np.std(values, ddof=1)))
+    _, [(low, high)] = interval(values, (level,), within=stats.FRACTION)
+    assert (low <= true_mean <= high) == (t_low <= true_mean <= t_high)
+
+
+def test_a_non_negative_metric_is_not_cut_at_one():
+    # The same values as a count: only non-negative, so its t interval above 1 is the answer.
+    values = [0.85, 0.99]
+    row = summarize(pd.DataFrame({"flow.timeouts": values}), levels=(0.95,)).iloc[0]
+    assert row["ci_method"] == STUDENT_T and row["ci95_high"] > 1.8
+    assert interval(values, (0.95,), non_negative=True) == interval(values, (0.95,),
+                                                                    within=stats.NON_NEGATIVE)
+    # non_negative=True forces [0, inf) on every metric, Jain's index included (as before).
+    forced = summarize(pd.DataFrame({JAIN: values}), levels=(0.95,), non_negative=True).iloc[0]
+    assert forced["ci_method"] == STUDENT_T and forced["ci95_high"] > 1.8
+
+
+def test_summarize_takes_a_range_per_metric_for_derived_columns():
+    # A per-seed mean of Jain's index is a fraction too; its column name does not say so.
+    frame = pd.DataFrame({"_value": [0.85, 0.99], "_count": [0.85, 0.99]})
+    table = summarize(frame, metrics=["_value", "_count"], levels=(0.95,),
+                      within={"_value": stats.FRACTION}).set_index("metric")
+    assert table.loc["_value", "ci_method"] == STUDENT_T_CUT_HIGH
+    assert table.loc["_value", "ci95_high"] == 1.0
+    assert table.loc["_count", "ci_method"] == STUDENT_T  # not named: undeclared, signed
+
+
+@pytest.mark.parametrize("within", [(1.0, 0.0), (0.0, math.nan), (0.0,), "ab"])
+def test_a_malformed_range_is_refused_with_its_value(within):
+    with pytest.raises(ValueError, match="declared range"):
+        interval([0.1, 0.2], (0.95,), within=within)

@@ -152,8 +152,9 @@ def _num(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, (int, float)) else str(value)
 
 
-_METHODS = {"student-t": "t", "student-t-cut-at-zero": "t0", "bootstrap-bca": "BCa",
-            "bootstrap-percentile": "pct", "none": "-"}
+_METHODS = {"student-t": "t", "student-t-cut-at-zero": "t0", "student-t-cut-at-upper-bound": "t1",
+            "student-t-cut-at-both-bounds": "t01", "student-t-cut-at-lower-bound": "tL",
+            "bootstrap-bca": "BCa", "bootstrap-percentile": "pct", "none": "-"}
 
 
 def _print_summary(summary, console: Console) -> None:
@@ -187,9 +188,10 @@ def _print_summary(summary, console: Console) -> None:
                           _METHODS.get(row["ci_method"], str(row["ci_method"])))
         console.print(table)
     if len(summary):
-        console.print("CI: t = Student-t; where a t bound would fall below zero: BCa = bootstrap "
-                      "(bias-corrected and accelerated), pct = percentile bootstrap, t0 = t cut "
-                      "at zero (fewer than 10 values); - = n < 2", style="dim")
+        console.print("CI: t = Student-t; where a t bound would leave the metric's range (below 0, "
+                      "above 1 for Jain's index): BCa = bootstrap (bias-corrected and "
+                      "accelerated), pct = percentile bootstrap, t0/t1/t01 = t cut at 0 / 1 / "
+                      "both (fewer than 10 values); - = n < 2", style="dim")
 
 
 @app.command("export")

@@ -5,15 +5,18 @@ interval at level L is m ± t_{(1+L)/2, n-1} · s / sqrt(n); NaN when n < 2. The
 computed here (regularized incomplete beta + Newton), so the package does not need scipy at run
 time; the tests check it against scipy.stats.t.
 
-A metric that cannot be negative (declared in :data:`NON_NEGATIVE_PREFIXES` and
-:data:`NON_NEGATIVE_COLUMNS`, not guessed from the data) keeps the Student-t interval when its
-lower bound is >= 0 at every level asked for; otherwise the row gets, from
+A metric may be declared to lie in a range [low, high] (:func:`declared_range`: a fraction such
+as Jain's index in [0, 1], :data:`FRACTION_SUFFIXES`; a non-negative quantity in [0, inf),
+:data:`NON_NEGATIVE_PREFIXES` and :data:`NON_NEGATIVE_COLUMNS`; anything else unbounded), read
+from the record's definition, not guessed from the data. It keeps the Student-t interval when
+that lies within the range at every level asked for; otherwise the row gets, from
 :data:`BOOTSTRAP_MIN_N` values on, a BCa bootstrap interval of the mean (percentile bootstrap
-where BCa is undefined), whose bounds lie within the data's range and so are never negative, and
-with fewer values the t interval cut at zero. The resamples come from a generator with a fixed seed
+where BCa is undefined), whose bounds lie within the data's range and so within the declared
+range, and with fewer values the t interval cut at the range's bounds (the true mean lies in the
+range, so the cut keeps t's coverage). The resamples come from a generator with a fixed seed
 (:data:`BOOTSTRAP_SEED`) over the sorted values: the same values always give the same interval.
-The column ``ci_method`` says which method gave each row. See docs/experiments.md for the
-equations.
+The column ``ci_method`` says which method gave each row, and for a cut which end was cut. See
+docs/experiments.md for the equations.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Collection, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Collection, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tcpenergy.experiments.completeness import hashable, ok, usable
 from tcpenergy.experiments.frame import label_columns
@@ -51,15 +54,26 @@ LEVELS = (0.90, 0.95)
 NON_NEGATIVE_PREFIXES = ("flow.", "energy.", "path.", "cpu.", "flows.", "nodes.", "links.",
                          "channels.", "network.")
 NON_NEGATIVE_COLUMNS = ("sim_time_s", "events", "wall_s")
+# Fields that are fractions, bounded above too: Jain's index (Σx)² / (n Σx²) lies in [1/n, 1]
+# (docs/units-and-scenarios.md, "Network records"); it is the record's only such field.
+FRACTION_SUFFIXES = (".jain_fairness",)
+
+Range = Tuple[float, float]
+UNBOUNDED: Range = (-math.inf, math.inf)
+NON_NEGATIVE: Range = (0.0, math.inf)
+FRACTION: Range = (0.0, 1.0)
 
 STUDENT_T = "student-t"
-STUDENT_T_CUT = "student-t-cut-at-zero"
+STUDENT_T_CUT = "student-t-cut-at-zero"  # the lower end raised to a declared low of 0
+STUDENT_T_CUT_LOW = "student-t-cut-at-lower-bound"  # ... to a declared low other than 0
+STUDENT_T_CUT_HIGH = "student-t-cut-at-upper-bound"  # the upper end lowered to the declared high
+STUDENT_T_CUT_BOTH = "student-t-cut-at-both-bounds"
 BOOTSTRAP_BCA = "bootstrap-bca"
 BOOTSTRAP_PERCENTILE = "bootstrap-percentile"
 NO_INTERVAL = "none"  # fewer than two values
 BOOTSTRAP_SEED = 20260808
 BOOTSTRAP_RESAMPLES = 9999
-BOOTSTRAP_MIN_N = 10  # fewer values: the t interval cut at zero (see _non_negative_interval)
+BOOTSTRAP_MIN_N = 10  # fewer values: the t interval cut at the range (see _bounded_interval)
 _NORMAL = NormalDist()
 
 
@@ -171,19 +185,35 @@ def level_name(level: float) -> str:
 # intervals
 
 
+def declared_range(metric: str) -> Range:
+    """The range [low, high] that ``metric`` (a runs-frame column) is declared to lie in:
+    :data:`FRACTION` for a fraction, :data:`NON_NEGATIVE` for another result field or run
+    column, :data:`UNBOUNDED` for anything else."""
+    if metric.endswith(FRACTION_SUFFIXES):
+        return FRACTION
+    if metric in NON_NEGATIVE_COLUMNS or metric.startswith(NON_NEGATIVE_PREFIXES):
+        return NON_NEGATIVE
+    return UNBOUNDED
+
+
 def is_non_negative(metric: str) -> bool:
-    """Whether ``metric`` (a runs-frame column) is declared non-negative."""
-    return metric in NON_NEGATIVE_COLUMNS or metric.startswith(NON_NEGATIVE_PREFIXES)
+    """Whether ``metric`` (a runs-frame column) is declared non-negative (a fraction is too)."""
+    return declared_range(metric)[0] >= 0
 
 
 def interval(values: Sequence[float], levels: Sequence[float] = LEVELS,
-             non_negative: bool = False) -> Tuple[str, List[Tuple[float, float]]]:
+             non_negative: bool = False,
+             within: Optional[Range] = None) -> Tuple[str, List[Tuple[float, float]]]:
     """The confidence intervals of the mean of ``values`` (NaNs dropped) at each level, and the
-    method that gave them: Student-t, unless ``non_negative`` and its lower bound at some level
-    would be negative; then, from BOOTSTRAP_MIN_N values on, the BCa bootstrap (percentile
-    bootstrap where BCa is undefined), and with fewer values the t interval cut at zero."""
+    method that gave them: Student-t, unless some level's t interval leaves the range the mean
+    is declared to lie in; then, from BOOTSTRAP_MIN_N values on, the BCa bootstrap (percentile
+    bootstrap where BCa is undefined), and with fewer values the t interval cut at the range's
+    bounds. The range is ``within`` (low, high) when given, else [0, inf) if ``non_negative``,
+    else unbounded."""
     import numpy as np
 
+    low, high = _checked_range(within) if within is not None else (
+        NON_NEGATIVE if non_negative else UNBOUNDED)
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
     n = len(x)
@@ -191,20 +221,50 @@ def interval(values: Sequence[float], levels: Sequence[float] = LEVELS,
         return NO_INTERVAL, [(math.nan, math.nan) for _ in levels]
     mean, std = float(x.mean()), float(x.std(ddof=1))
     bounds = [t_interval(level, n, mean, std) for level in levels]
-    if not non_negative or all(low >= 0 for low, _ in bounds):
+    if (low, high) == UNBOUNDED or all(lo >= low and hi <= high for lo, hi in bounds):
         return STUDENT_T, bounds
-    return _non_negative_interval(x, bounds, levels)
+    return _bounded_interval(x, bounds, levels, (low, high))
 
 
-def _non_negative_interval(x, t_bounds: Sequence[Tuple[float, float]],
-                           levels: Sequence[float]) -> Tuple[str, List[Tuple[float, float]]]:
-    """For a non-negative metric whose t interval crosses zero. A bootstrap of a few values
-    takes only a few distinct means and is far too narrow (for three values, [min, max] covers
-    the median only 75 % of the time), so below BOOTSTRAP_MIN_N values the t interval is cut at
-    zero instead: the true mean is never below zero, so the cut keeps t's coverage exactly."""
+def _bounded_interval(x, t_bounds: Sequence[Tuple[float, float]], levels: Sequence[float],
+                      within: Range) -> Tuple[str, List[Tuple[float, float]]]:
+    """For a metric declared to lie in ``within`` whose t interval leaves it. A bootstrap of a
+    few values takes only a few distinct means and is far too narrow (for three values, [min,
+    max] covers the median only 75 % of the time), so below BOOTSTRAP_MIN_N values the t interval
+    is cut at the range's bounds instead: the true mean lies within the range, so the cut
+    interval contains it exactly when the t interval does, and keeps t's coverage."""
+    low, high = within
     if len(x) >= BOOTSTRAP_MIN_N:
-        return bootstrap_interval(x, levels)
-    return STUDENT_T_CUT, [(max(0.0, low), high) for low, high in t_bounds]
+        method, bounds = bootstrap_interval(x, levels)
+        # Inside [min x, max x], so inside the range; the clamp only matters for a value that
+        # oversteps the range by rounding (a Jain's index computed as 1 + 2 ulp).
+        return method, [_clamped(lo, hi, within) for lo, hi in bounds]
+    cut_low = any(lo < low for lo, _ in t_bounds)
+    cut_high = any(hi > high for _, hi in t_bounds)
+    if cut_low and cut_high:
+        method = STUDENT_T_CUT_BOTH
+    elif cut_high:
+        method = STUDENT_T_CUT_HIGH
+    else:
+        method = STUDENT_T_CUT if low == 0 else STUDENT_T_CUT_LOW
+    return method, [_clamped(lo, hi, within) for lo, hi in t_bounds]
+
+
+def _clamped(lo: float, hi: float, within: Range) -> Tuple[float, float]:
+    """Both bounds moved into ``within`` (monotone, so ``lo <= hi`` stays true)."""
+    low, high = within
+    return (low if lo < low else high if lo > high else lo,
+            high if hi > high else low if hi < low else hi)
+
+
+def _checked_range(within) -> Range:
+    try:
+        low, high = (float(v) for v in within)
+    except (TypeError, ValueError):
+        raise ValueError(f"a declared range is (low, high), got {within!r}") from None
+    if not low <= high:  # also refuses NaN
+        raise ValueError(f"a declared range needs low <= high, got ({low}, {high})")
+    return low, high
 
 
 def bootstrap_interval(values: Sequence[float],
@@ -260,7 +320,7 @@ def bootstrap_interval(values: Sequence[float],
 
 def _within(quantiles, x) -> Tuple[float, float]:
     """A mean of values in [min, max] lies in [min, max]; floating-point rounding of the
-    resampled means may overstep it by an ulp, which must not make a bound negative."""
+    resampled means may overstep it by an ulp, which must not put a bound outside the range."""
     low, high = (min(max(float(q), float(x[0])), float(x[-1])) for q in quantiles)
     return low, high
 
@@ -269,12 +329,13 @@ def _within(quantiles, x) -> Tuple[float, float]:
 # summaries
 
 NonNegative = Union[None, bool, Collection[str]]
+Within = Union[None, Range, Mapping[str, Range]]
 
 
 def summarize(df: "pd.DataFrame", by: Optional[Sequence[str]] = None,
               metrics: Optional[Sequence[str]] = None,
               levels: Sequence[float] = LEVELS, include_incomplete: bool = False,
-              non_negative: NonNegative = None) -> "pd.DataFrame":
+              non_negative: NonNegative = None, within: Within = None) -> "pd.DataFrame":
     """One row per (group, metric): runs, complete, n, mean, std, ci<L>_low / ci<L>_high per
     level, and ci_method.
 
@@ -283,8 +344,11 @@ def summarize(df: "pd.DataFrame", by: Optional[Sequence[str]] = None,
     whose runs all failed or are incomplete is kept, with n = 0. ``runs`` counts the runs
     attempted (failed included), ``complete`` the usable ones (status ok and complete), ``n``
     the values the statistics use: complete runs only, unless ``include_incomplete`` (then every
-    ok run). ``non_negative``: None uses the declared list (:func:`is_non_negative`); True or
-    False applies to every metric; a collection names the metrics to treat as non-negative.
+    ok run). The range each metric's interval keeps to: ``within`` (low, high) for every
+    metric, or a mapping from metric to (low, high) for the metrics it names; for the others,
+    ``non_negative``: None uses the declared ranges (:func:`declared_range`); True or False
+    applies [0, inf) or no range to every metric; a collection names the metrics to treat as
+    non-negative.
     ``result.attrs``: ``runs``, ``complete``, ``failed``, ``incomplete``, ``include_incomplete``
     and ``left_out`` (one dict per run not used: sweep, seed, run_key, labels, status, reason).
     """
@@ -332,7 +396,8 @@ def summarize(df: "pd.DataFrame", by: Optional[Sequence[str]] = None,
         part["runs"], part["complete"] = runs, complete
         part["n"] = agg["count"].to_numpy().astype(int)
         part["mean"], part["std"] = agg["mean"].to_numpy(), agg["std"].to_numpy()
-        methods, bounds = _intervals(part, values, group, levels, _declared(metric, non_negative))
+        methods, bounds = _intervals(part, values, group, levels,
+                                     _declared(metric, non_negative, within))
         part["ci_method"] = methods
         for i, level in enumerate(levels):
             part[f"{level_name(level)}_low"] = bounds[:, i, 0]
@@ -345,10 +410,10 @@ def summarize(df: "pd.DataFrame", by: Optional[Sequence[str]] = None,
     return out
 
 
-def _intervals(part: "pd.DataFrame", values, group, levels: Sequence[float], non_negative: bool):
+def _intervals(part: "pd.DataFrame", values, group, levels: Sequence[float], within: Range):
     """Per row of ``part`` (one per group): the method and the (low, high) bounds per level.
-    Student-t from the group's n, mean and std; the rows where that would put a bound of a
-    non-negative metric below zero are bootstrapped from the group's values."""
+    Student-t from the group's n, mean and std; the rows where that would put a bound outside
+    the metric's declared range ``within`` are redone from the group's values."""
     import numpy as np
 
     n, mean, std = part["n"].to_numpy(), part["mean"].to_numpy(), part["std"].to_numpy()
@@ -357,26 +422,33 @@ def _intervals(part: "pd.DataFrame", values, group, levels: Sequence[float], non
     for i, level in enumerate(levels):
         half = np.array([_half_width(level, k, s) for k, s in zip(n, std)])
         bounds[:, i, 0], bounds[:, i, 1] = mean - half, mean + half
-    if non_negative:
-        redo = np.flatnonzero((n >= 2) & (bounds[:, :, 0] < 0).any(axis=1))
+    low, high = within
+    if within != UNBOUNDED:
+        outside = (bounds[:, :, 0] < low) | (bounds[:, :, 1] > high)
+        redo = np.flatnonzero((n >= 2) & outside.any(axis=1))
         if len(redo):
             order = np.argsort(group, kind="stable")
             starts = np.searchsorted(group[order], redo)
             stops = np.searchsorted(group[order], redo, side="right")
             for row, start, stop in zip(redo, starts, stops):
                 sample = values[order[start:stop]]
-                method, rows = _non_negative_interval(sample[~np.isnan(sample)],
-                                                      [tuple(b) for b in bounds[row]], levels)
+                method, rows = _bounded_interval(sample[~np.isnan(sample)],
+                                                 [tuple(b) for b in bounds[row]], levels, within)
                 methods[row], bounds[row] = method, rows
     return list(methods), bounds
 
 
-def _declared(metric: str, non_negative: NonNegative) -> bool:
+def _declared(metric: str, non_negative: NonNegative, within: Within) -> Range:
+    if within is not None:
+        if not isinstance(within, Mapping):
+            return _checked_range(within)
+        if metric in within:
+            return _checked_range(within[metric])
     if non_negative is None:
-        return is_non_negative(metric)
+        return declared_range(metric)
     if isinstance(non_negative, bool):
-        return non_negative
-    return metric in non_negative
+        return NON_NEGATIVE if non_negative else UNBOUNDED
+    return NON_NEGATIVE if metric in non_negative else UNBOUNDED
 
 
 def _half_width(level: float, n: int, std: float) -> float:

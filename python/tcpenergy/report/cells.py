@@ -29,25 +29,31 @@ def ok_runs(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def cell_stats(frame: pd.DataFrame, by: Sequence[str], column: str, level: float,
-               non_negative: Optional[bool] = None) -> pd.DataFrame:
+               non_negative: Optional[bool] = None,
+               within: Optional[Tuple[float, float]] = None) -> pd.DataFrame:
     """One row per group of ``by`` with at least one value of ``column`` among its complete runs:
     the group's values, n, mean, ci_low, ci_high, ci_method, runs (attempted), complete (usable).
 
     ``non_negative``: whether ``column`` cannot be negative (its interval then never goes below
     zero); None decides from its name (``stats.is_non_negative``). A derived column, such as a
-    per-seed mean of a result field, should pass the answer for the field it came from.
+    per-seed mean of a result field, should pass the answer for the field it came from, or its
+    declared range as ``within`` (``stats.declared_range``), which takes precedence.
     """
     by = list(by)
-    return _stats(frame, by, [column], level, non_negative)[by + STATS_COLUMNS]
+    return _stats(frame, by, [column], level, non_negative, within)[by + STATS_COLUMNS]
 
 
 def _stats(frame: pd.DataFrame, by: List[str], columns: List[str], level: float,
-           non_negative: Optional[bool] = None) -> pd.DataFrame:
+           non_negative: Optional[bool] = None,
+           within: Optional[Tuple[float, float]] = None) -> pd.DataFrame:
     """``cell_stats`` of several columns in one pass, with a ``metric`` column naming each."""
     if frame.empty or not columns:
         return pd.DataFrame(columns=by + ["metric"] + STATS_COLUMNS)
-    summary = stats.summarize(frame, by=by, metrics=columns, levels=(level,),
-                              non_negative=non_negative)
+    if within is not None:
+        summary = stats.summarize(frame, by=by, metrics=columns, levels=(level,), within=within)
+    else:
+        summary = stats.summarize(frame, by=by, metrics=columns, levels=(level,),
+                                  non_negative=non_negative)
     summary = summary[summary["n"] > 0]
     if summary.empty:
         return pd.DataFrame(columns=by + ["metric"] + STATS_COLUMNS)

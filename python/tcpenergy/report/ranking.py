@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
-from tcpenergy.experiments.stats import is_non_negative
+from tcpenergy.experiments.stats import declared_range
 from tcpenergy.report import metrics as catalogue
 from tcpenergy.report.cells import cell_stats, ok_runs
 from tcpenergy.report.layout import conditions, format_value, normalize_labels, ordered_values, select
@@ -77,9 +77,9 @@ def variant_means(runs_df: pd.DataFrame, condition_cols: Sequence[str], x_col: O
     parts = []
     for metric in map(as_metric, metrics):
         per_seed = _per_seed(runs_df, group, x_col, metric.column)
-        # Per-seed means of a non-negative field are non-negative: their interval must be too.
+        # Per-seed means of a field lie in the field's declared range: their interval must too.
         stats = cell_stats(per_seed, group, _VALUE, level,
-                           non_negative=is_non_negative(metric.column))
+                           within=declared_range(metric.column))
         parts.append(stats.assign(metric=metric.key))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 

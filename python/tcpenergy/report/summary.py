@@ -25,7 +25,9 @@ def cell_columns(layout: Layout) -> List[str]:
 
 def format_mean_ci(mean: float, low: float, high: float, scale: float = 1.0) -> str:
     """``12.918, 12.765, 13.071`` -> ``12.92 ± 0.15``: the half-width to two significant digits
-    and the mean to the same decimals; the mean alone (4 significant digits) without an interval."""
+    and the mean to the same decimals; the mean alone (4 significant digits) without an interval.
+    An interval that is not centred on the mean (cut at a bound of the metric's range, or a
+    bootstrap) is shown as its ends: ``0.920 [0.031, 1.000]``."""
     if mean is None or pd.isna(mean):
         return "-"
     mean *= scale
@@ -33,6 +35,9 @@ def format_mean_ci(mean: float, low: float, high: float, scale: float = 1.0) -> 
     if not half > 0:
         return f"{mean:.4g}"
     decimals = min(6, max(0, 1 - math.floor(math.log10(half))))
+    centre = (low + high) / 2 * scale
+    if abs(centre - mean) > 0.5 * 10 ** -decimals:
+        return f"{mean:.{decimals}f} [{low * scale:.{decimals}f}, {high * scale:.{decimals}f}]"
     return f"{mean:.{decimals}f} ± {half:.{decimals}f}"
 
 

@@ -141,7 +141,8 @@ pub fn jain_index(x: &[f64]) -> f64 {
     if x.is_empty() || sq <= 0.0 {
         return f64::NAN;
     }
-    sum * sum / (x.len() as f64 * sq)
+    // Equal shares give exactly 1 in exact arithmetic; rounding may land a hair above it.
+    (sum * sum / (x.len() as f64 * sq)).min(1.0)
 }
 
 impl NetRunResult {
