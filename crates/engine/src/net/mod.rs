@@ -4,3 +4,4 @@ pub mod impair;
 pub mod link;
 pub mod queue;
 pub mod routing;
+pub mod wifi;

@@ -1,0 +1,935 @@
+//! The 802.11 distributed coordination function on one shared channel (IEEE 802.11-2020 10.3),
+//! as a sans-I/O state machine: the caller owns the clock and the event queue, hands frames in
+//! with [`Dcf::enqueue`], fires the timers the channel asks for with [`Dcf::on_timer`], and
+//! drains [`Out`] items (timers to schedule, deliveries, drops, airtime for the meters).
+//!
+//! Model (docs/models/wifi.md): carrier sense per station over a `hears` graph (a station senses
+//! the transmissions of the stations it hears), binary exponential backoff frozen while the
+//! medium is busy, DIFS/EIFS, MAC ACK after SIFS, RTS/CTS above a threshold with NAV, short and
+//! long retry limits, duplicate detection by sequence number, a drop-tail interface queue.
+//! Reception follows the protocol interference model: a frame is decoded by a station that hears
+//! its sender when no other audible transmission overlaps it at that station and the station is
+//! not transmitting; there is no capture. Channel impairments apply to each frame attempt at its
+//! addressee. Propagation delay is zero.
+
+use super::phy::{self, MacTiming, Preamble, Standard};
+use crate::net::impair::{self, AnyImpairment, Verdict};
+use crate::sim::rng::Stream;
+use crate::units::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// The channel's settings.
+#[derive(Debug, Clone)]
+pub struct DcfConfig {
+    pub standard: Standard,
+    pub preamble: Preamble,
+    pub data_rate: u64,
+    /// The basic rate set: control frames go at the highest basic rate not above the data rate.
+    pub basic_rates: Vec<u64>,
+    /// Frames whose MPDU is longer than this go after an RTS/CTS exchange; `None`: never.
+    pub rts_threshold: Option<u32>,
+    /// Attempts before a frame is discarded (802.11-2020 10.3.4.4: dot11ShortRetryLimit 7 for
+    /// RTS and frames up to the RTS threshold, dot11LongRetryLimit 4 above it).
+    pub short_retry_limit: u32,
+    pub long_retry_limit: u32,
+    /// Interface queue per station, frames (the head, in service, counts).
+    pub queue: usize,
+    /// `hears[a][b]`: station `a` senses and can decode `b`'s transmissions.
+    pub hears: Vec<Vec<bool>>,
+}
+
+impl DcfConfig {
+    /// 802.11b defaults for `n` stations that all hear each other: 11 Mbit/s data, 1 and 2
+    /// Mbit/s basic rates, long preamble, RTS/CTS off, retry limits 7/4, 50-frame queues.
+    pub fn dsss(n: usize) -> Self {
+        Self {
+            standard: Standard::B,
+            preamble: Preamble::Long,
+            data_rate: 11_000_000,
+            basic_rates: vec![1_000_000, 2_000_000],
+            rts_threshold: None,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            queue: 50,
+            hears: (0..n).map(|a| (0..n).map(|b| a != b).collect()).collect(),
+        }
+    }
+}
+
+/// A timer the channel asked for; hand it back to [`Dcf::on_timer`] at its time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Timer {
+    pub station: u32,
+    pub kind: TimerKind,
+    /// Stale timers (the station moved on) are ignored.
+    gen: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TimerKind {
+    /// The backoff count reached zero: transmit.
+    Contend,
+    /// The station's transmission ends.
+    TxEnd,
+    /// SIFS after a reception: send the response (ACK, CTS) or the data after a CTS.
+    Respond,
+    /// No ACK or CTS came in time.
+    Timeout,
+    /// The NAV set by an overheard frame runs out.
+    NavEnd,
+}
+
+/// Kinds of frames on the air.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Data,
+    Rts,
+    Cts,
+    Ack,
+}
+
+/// How a station's radio spent an interval of airtime (for the energy meter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AirRole {
+    Transmit,
+    /// Receiving a frame addressed to it (decoded or not).
+    Receive,
+    /// Receiving a frame addressed to another station.
+    Overhear,
+}
+
+/// What the caller must act on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out<P> {
+    Schedule(SimTime, Timer),
+    /// A data frame's payload reached `to` (duplicates are filtered out).
+    Delivered {
+        from: usize,
+        to: usize,
+        payload: P,
+    },
+    /// The sender got the MAC ACK for its head frame.
+    Acked {
+        from: usize,
+        payload: P,
+    },
+    /// The frame left the MAC without being acknowledged.
+    Dropped {
+        from: usize,
+        payload: P,
+        reason: DropReason,
+    },
+    /// A radio was busy with a frame during [start, end).
+    Air {
+        station: usize,
+        role: AirRole,
+        kind: FrameKind,
+        start: SimTime,
+        end: SimTime,
+        retry: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    QueueFull,
+    RetryLimit,
+}
+
+/// Counters of one station.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StationCounters {
+    /// Data frames transmitted, first attempts and retries.
+    pub data_attempts: u64,
+    pub retries: u64,
+    /// Data frames, and RTS frames, that another transmission garbled at their addressee.
+    pub collisions: u64,
+    pub rts_collisions: u64,
+    pub drops_retry_limit: u64,
+    pub drops_queue: u64,
+    pub rts_sent: u64,
+    pub cts_sent: u64,
+    pub acks_sent: u64,
+    pub delivered: u64,
+    pub duplicates: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending<P> {
+    to: usize,
+    payload: P,
+    /// IP bytes.
+    bytes: u32,
+    seq: u16,
+    retry: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Nothing to send.
+    Idle,
+    /// A frame waits for the backoff to run out.
+    Contending,
+    /// Sending the head frame's RTS or data, or waiting for the CTS or ACK.
+    Exchange,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rx {
+    Nothing,
+    /// Locked on this station's transmission, clean so far.
+    Clean(usize),
+    /// Two or more transmissions overlapped: nothing can be decoded until the medium is quiet.
+    Garbled,
+}
+
+/// A frame on the air from one station.
+#[derive(Debug, Clone, Copy)]
+struct OnAir {
+    kind: FrameKind,
+    to: usize,
+    start: SimTime,
+    /// The NAV it sets at stations that decode it and are not its addressee.
+    duration: SimDuration,
+    bytes: u32,
+    seq: u16,
+    retry: bool,
+}
+
+struct Station<P> {
+    queue: VecDeque<Pending<P>>,
+    state: State,
+    cw: u32,
+    backoff: u32,
+    /// Start of the current backoff count (medium idle and past DIFS/EIFS), `None` when frozen.
+    count_start: Option<SimTime>,
+    contend_at: Option<SimTime>,
+    /// Generations of the contend timer and of the response timeout: a timer of an older
+    /// generation is stale.
+    contend_gen: u32,
+    exchange_gen: u32,
+    short_retries: u32,
+    long_retries: u32,
+    /// What the station waits for after its RTS or data, and whether the deadline passed
+    /// while a frame was still arriving.
+    awaiting: Option<FrameKind>,
+    deadline_passed: bool,
+    /// Response to send at the Respond timer: kind, addressee, NAV it carries.
+    response: Option<(FrameKind, usize, SimDuration)>,
+    on_air: Option<OnAir>,
+    audible: u32,
+    rx: Rx,
+    nav_until: SimTime,
+    idle_since: SimTime,
+    eifs: bool,
+    next_seq: u16,
+    last_seq_from: Vec<Option<u16>>,
+    rng: Stream,
+    counters: StationCounters,
+}
+
+/// The DCF of one channel.
+pub struct Dcf<P> {
+    cfg: DcfConfig,
+    timing: MacTiming,
+    control_rate: u64,
+    stations: Vec<Station<P>>,
+    impairments: Vec<AnyImpairment>,
+    out: Vec<Out<P>>,
+    /// Transmissions on the air, and since when the channel (any station) has been busy.
+    transmitting: u32,
+    busy_since: SimTime,
+    busy_ns: u64,
+}
+
+impl<P: Copy> Dcf<P> {
+    /// `name` seeds each station's backoff stream ("<name>.stations.<i>").
+    pub fn new(cfg: DcfConfig, impairments: Vec<AnyImpairment>, run_seed: u64, name: &str) -> Self {
+        let n = cfg.hears.len();
+        let timing = cfg.standard.timing();
+        let control_rate = phy::response_rate(&cfg.basic_rates, cfg.data_rate);
+        let stations = (0..n)
+            .map(|i| Station {
+                queue: VecDeque::with_capacity(cfg.queue),
+                state: State::Idle,
+                cw: timing.cw_min,
+                backoff: 0,
+                count_start: Some(SimTime(timing.difs().0)),
+                contend_at: None,
+                contend_gen: 0,
+                exchange_gen: 0,
+                short_retries: 0,
+                long_retries: 0,
+                awaiting: None,
+                deadline_passed: false,
+                response: None,
+                on_air: None,
+                audible: 0,
+                rx: Rx::Nothing,
+                nav_until: SimTime::ZERO,
+                idle_since: SimTime::ZERO,
+                eifs: false,
+                next_seq: 0,
+                last_seq_from: vec![None; n],
+                rng: Stream::new(run_seed, &format!("{name}.stations.{i}")),
+                counters: StationCounters::default(),
+            })
+            .collect();
+        Self {
+            cfg,
+            timing,
+            control_rate,
+            stations,
+            impairments,
+            out: Vec::new(),
+            transmitting: 0,
+            busy_since: SimTime::ZERO,
+            busy_ns: 0,
+        }
+    }
+
+    pub fn stations(&self) -> usize {
+        self.stations.len()
+    }
+
+    pub fn counters(&self, station: usize) -> StationCounters {
+        self.stations[station].counters
+    }
+
+    /// Nanoseconds during which at least one station was transmitting, up to `now`.
+    pub fn busy_ns(&self, now: SimTime) -> u64 {
+        self.busy_ns
+            + if self.transmitting > 0 {
+                now.0 - self.busy_since.0
+            } else {
+                0
+            }
+    }
+
+    /// The items produced since the last call.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Out<P>> {
+        self.out.drain(..)
+    }
+
+    /// Frames waiting or in service at `station`.
+    pub fn queued(&self, station: usize) -> usize {
+        self.stations[station].queue.len()
+    }
+
+    /// Hand a packet of `bytes` IP bytes to `from`'s interface queue, for `to`.
+    pub fn enqueue(&mut self, now: SimTime, from: usize, to: usize, payload: P, bytes: u32) {
+        let s = &mut self.stations[from];
+        if s.queue.len() >= self.cfg.queue {
+            s.counters.drops_queue += 1;
+            self.out.push(Out::Dropped {
+                from,
+                payload,
+                reason: DropReason::QueueFull,
+            });
+            return;
+        }
+        let seq = s.next_seq;
+        s.next_seq = s.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence numbers
+        s.queue.push_back(Pending {
+            to,
+            payload,
+            bytes,
+            seq,
+            retry: false,
+        });
+        if s.state == State::Idle {
+            s.state = State::Contending;
+            // 10.3.4.3: a frame that finds the medium busy (or not yet idle for DIFS) with no
+            // backoff left invokes the backoff procedure.
+            let ready = s.count_start.is_some_and(|c| c <= now) && self.medium_idle(from, now);
+            if self.stations[from].backoff == 0 && !ready {
+                self.draw_backoff(from);
+            }
+            self.schedule_contend(from, now);
+        }
+    }
+
+    /// Fire a timer the channel scheduled.
+    pub fn on_timer(&mut self, now: SimTime, t: Timer) {
+        let i = t.station as usize;
+        let s = &self.stations[i];
+        let stale = match t.kind {
+            TimerKind::Contend => s.contend_gen != t.gen,
+            TimerKind::Timeout => s.exchange_gen != t.gen,
+            TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd => false,
+        };
+        if stale {
+            return;
+        }
+        match t.kind {
+            TimerKind::Contend => self.contend_expired(i, now),
+            TimerKind::TxEnd => self.tx_end(i, now),
+            TimerKind::Respond => self.respond(i, now),
+            TimerKind::Timeout => self.timeout(i, now),
+            TimerKind::NavEnd => {
+                if self.stations[i].nav_until == now && self.medium_idle(i, now) {
+                    self.became_idle(i, now);
+                }
+            }
+        }
+    }
+
+    // ---- airtime of each frame kind ----------------------------------------------------
+
+    fn mpdu(bytes: u32) -> u32 {
+        bytes + phy::LLC_SNAP + phy::DATA_MAC_OVERHEAD
+    }
+
+    fn data_air(&self, bytes: u32) -> SimDuration {
+        phy::airtime(
+            self.cfg.standard,
+            self.cfg.preamble,
+            self.cfg.data_rate,
+            Self::mpdu(bytes),
+        )
+    }
+
+    fn control_air(&self, kind: FrameKind) -> SimDuration {
+        let bytes = match kind {
+            FrameKind::Rts => phy::RTS_BYTES,
+            FrameKind::Cts => phy::CTS_BYTES,
+            _ => phy::ACK_BYTES,
+        };
+        phy::airtime(
+            self.cfg.standard,
+            self.cfg.preamble,
+            self.control_rate,
+            bytes,
+        )
+    }
+
+    /// EIFS = SIFS + DIFS + an ACK at the lowest basic rate (802.11-2020 10.3.2.3.7).
+    fn eifs(&self) -> SimDuration {
+        let lowest = self
+            .cfg
+            .basic_rates
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(self.control_rate);
+        let ack = phy::airtime(self.cfg.standard, self.cfg.preamble, lowest, phy::ACK_BYTES);
+        SimDuration(self.timing.sifs.0 + self.timing.difs().0 + ack.0)
+    }
+
+    /// How long a station waits for a response after its frame ends: SIFS + slot + the PHY's
+    /// receive-start delay (the preamble; 802.11-2020 10.3.2.9). A response that has started
+    /// by then is waited for.
+    fn response_timeout(&self) -> SimDuration {
+        let rx_start = match (self.cfg.standard, self.cfg.preamble) {
+            (Standard::A | Standard::G, _)
+                if self.control_rate >= 6_000_000
+                    && ![5_500_000, 11_000_000].contains(&self.control_rate) =>
+            {
+                SimDuration(25_000)
+            }
+            (_, Preamble::Short) => SimDuration(96_000),
+            _ => SimDuration(192_000),
+        };
+        SimDuration(self.timing.sifs.0 + self.timing.slot.0 + rx_start.0)
+    }
+
+    fn uses_rts(&self, bytes: u32) -> bool {
+        self.cfg
+            .rts_threshold
+            .is_some_and(|t| Self::mpdu(bytes) > t)
+    }
+
+    // ---- carrier sense and backoff -------------------------------------------------------
+
+    fn medium_idle(&self, i: usize, now: SimTime) -> bool {
+        let s = &self.stations[i];
+        s.audible == 0 && s.on_air.is_none() && now >= s.nav_until
+    }
+
+    fn ifs(&self, i: usize) -> SimDuration {
+        if self.stations[i].eifs {
+            self.eifs()
+        } else {
+            self.timing.difs()
+        }
+    }
+
+    fn draw_backoff(&mut self, i: usize) {
+        let s = &mut self.stations[i];
+        s.backoff = s.rng.between(0, s.cw as u64) as u32;
+    }
+
+    fn schedule_contend(&mut self, i: usize, now: SimTime) {
+        let slot = self.timing.slot.0;
+        let s = &mut self.stations[i];
+        s.contend_gen = s.contend_gen.wrapping_add(1);
+        s.contend_at = None;
+        if s.state != State::Contending {
+            return;
+        }
+        let Some(start) = s.count_start else { return }; // frozen: resumes when the medium idles
+        let at = SimTime((start.0 + s.backoff as u64 * slot).max(now.0));
+        s.contend_at = Some(at);
+        let t = Timer {
+            station: i as u32,
+            kind: TimerKind::Contend,
+            gen: s.contend_gen,
+        };
+        self.out.push(Out::Schedule(at, t));
+    }
+
+    /// The medium turned busy for station `i`: freeze the backoff count (10.3.4.3).
+    fn freeze(&mut self, i: usize, now: SimTime) {
+        let slot = self.timing.slot.0;
+        let s = &mut self.stations[i];
+        if s.contend_at == Some(now) {
+            // Its count reached zero in this very slot: it transmits too (and collides).
+            return;
+        }
+        if let Some(start) = s.count_start.take() {
+            if now > start {
+                let elapsed = ((now.0 - start.0) / slot) as u32;
+                s.backoff = s.backoff.saturating_sub(elapsed);
+            }
+        }
+        if s.contend_at.take().is_some() {
+            s.contend_gen = s.contend_gen.wrapping_add(1);
+        }
+    }
+
+    /// The medium turned idle for station `i`: count again after DIFS (or EIFS).
+    fn became_idle(&mut self, i: usize, now: SimTime) {
+        let ifs = self.ifs(i);
+        let s = &mut self.stations[i];
+        s.idle_since = now;
+        s.count_start = Some(now + ifs);
+        if s.state == State::Contending {
+            self.schedule_contend(i, now);
+        }
+    }
+
+    fn contend_expired(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        if s.state != State::Contending || s.contend_at != Some(now) {
+            return;
+        }
+        s.contend_at = None;
+        s.count_start = None;
+        s.backoff = 0;
+        let head = *s.queue.front().expect("contending with a frame");
+        s.state = State::Exchange;
+        if self.uses_rts(head.bytes) {
+            self.stations[i].counters.rts_sent += 1;
+            let d = self.rts_nav(head.bytes);
+            self.start_tx(i, now, FrameKind::Rts, head.to, d, 0, head.seq, head.retry);
+        } else {
+            self.send_data(i, now);
+        }
+    }
+
+    fn rts_nav(&self, bytes: u32) -> SimDuration {
+        let sifs = self.timing.sifs.0;
+        SimDuration(
+            3 * sifs
+                + self.control_air(FrameKind::Cts).0
+                + self.data_air(bytes).0
+                + self.control_air(FrameKind::Ack).0,
+        )
+    }
+
+    fn send_data(&mut self, i: usize, now: SimTime) {
+        let head = *self.stations[i].queue.front().expect("a frame to send");
+        let c = &mut self.stations[i].counters;
+        c.data_attempts += 1;
+        if head.retry {
+            c.retries += 1;
+        }
+        let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::Ack).0);
+        self.start_tx(
+            i,
+            now,
+            FrameKind::Data,
+            head.to,
+            nav,
+            head.bytes,
+            head.seq,
+            head.retry,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_tx(
+        &mut self,
+        i: usize,
+        now: SimTime,
+        kind: FrameKind,
+        to: usize,
+        duration: SimDuration,
+        bytes: u32,
+        seq: u16,
+        retry: bool,
+    ) {
+        let air = match kind {
+            FrameKind::Data => self.data_air(bytes),
+            k => self.control_air(k),
+        };
+        if self.transmitting == 0 {
+            self.busy_since = now;
+        }
+        self.transmitting += 1;
+        self.freeze(i, now);
+        let s = &mut self.stations[i];
+        s.on_air = Some(OnAir {
+            kind,
+            to,
+            start: now,
+            duration,
+            bytes,
+            seq,
+            retry,
+        });
+        // A station that starts sending cannot decode what it was receiving.
+        if s.rx != Rx::Nothing {
+            s.rx = Rx::Garbled;
+        }
+        let t = Timer {
+            station: i as u32,
+            kind: TimerKind::TxEnd,
+            gen: 0,
+        };
+        self.out.push(Out::Schedule(now + air, t));
+        self.out.push(Out::Air {
+            station: i,
+            role: AirRole::Transmit,
+            kind,
+            start: now,
+            end: now + air,
+            retry,
+        });
+        for h in 0..self.stations.len() {
+            if h == i || !self.cfg.hears[h][i] {
+                continue;
+            }
+            let was_idle = self.medium_idle(h, now);
+            let st = &mut self.stations[h];
+            st.rx = match (st.rx, st.audible, st.on_air.is_some()) {
+                (Rx::Nothing, 0, false) => Rx::Clean(i),
+                (Rx::Nothing, _, true) => Rx::Nothing, // transmitting: deaf
+                _ => Rx::Garbled,
+            };
+            st.audible += 1;
+            if was_idle {
+                self.freeze(h, now);
+            }
+        }
+    }
+
+    fn tx_end(&mut self, i: usize, now: SimTime) {
+        let Some(frame) = self.stations[i].on_air.take() else {
+            return;
+        };
+        self.transmitting -= 1;
+        if self.transmitting == 0 {
+            self.busy_ns += now.0 - self.busy_since.0;
+        }
+        // Every station that heard it: decode or not, then maybe idle again.
+        let mut decoded_by_addressee = false;
+        let mut addressee_garbled = false;
+        for h in 0..self.stations.len() {
+            if h == i || !self.cfg.hears[h][i] {
+                continue;
+            }
+            let st = &mut self.stations[h];
+            st.audible -= 1;
+            let role = if h == frame.to {
+                AirRole::Receive
+            } else {
+                AirRole::Overhear
+            };
+            let deaf = st.on_air.is_some();
+            if !deaf {
+                self.out.push(Out::Air {
+                    station: h,
+                    role,
+                    kind: frame.kind,
+                    start: frame.start,
+                    end: now,
+                    retry: frame.retry,
+                });
+            }
+            let st = &mut self.stations[h];
+            // A clean reception ends with the medium quiet (a later start would have garbled it).
+            let clean = st.rx == Rx::Clean(i);
+            if st.audible == 0 {
+                st.rx = Rx::Nothing;
+            }
+            if clean {
+                let bits = match frame.kind {
+                    FrameKind::Data => Self::mpdu(frame.bytes),
+                    FrameKind::Rts => phy::RTS_BYTES,
+                    _ => phy::ACK_BYTES,
+                };
+                let survives = h != frame.to
+                    || !matches!(
+                        impair::apply(&mut self.impairments, now, bits),
+                        Verdict::Drop(_)
+                    );
+                if survives {
+                    self.stations[h].eifs = false;
+                    if h == frame.to {
+                        decoded_by_addressee = true;
+                        self.receive(h, i, frame, now);
+                    } else if frame.duration.0 > 0 {
+                        self.set_nav(h, now + frame.duration);
+                    }
+                } else {
+                    self.stations[h].eifs = true;
+                }
+            } else if !deaf {
+                // Heard but not decodable: the next access waits EIFS (10.3.2.3.7).
+                self.stations[h].eifs = true;
+                if h == frame.to {
+                    addressee_garbled = true;
+                }
+            }
+            if self.medium_idle(h, now) {
+                self.became_idle(h, now);
+                // 10.3.2.9: the response deadline passed while this frame arrived, and it was
+                // not the response.
+                let st = &self.stations[h];
+                if st.deadline_passed && st.awaiting.is_some() {
+                    self.exchange_failed(h, now);
+                }
+            }
+        }
+        // The sender: wait for the response, or go back to contending.
+        match frame.kind {
+            FrameKind::Data | FrameKind::Rts => {
+                let s = &mut self.stations[i];
+                s.awaiting = Some(if frame.kind == FrameKind::Data {
+                    FrameKind::Ack
+                } else {
+                    FrameKind::Cts
+                });
+                s.deadline_passed = false;
+                if addressee_garbled && !decoded_by_addressee {
+                    if frame.kind == FrameKind::Data {
+                        s.counters.collisions += 1;
+                    } else {
+                        s.counters.rts_collisions += 1;
+                    }
+                }
+                let t = Timer {
+                    station: i as u32,
+                    kind: TimerKind::Timeout,
+                    gen: s.exchange_gen,
+                };
+                let at = now + self.response_timeout();
+                self.out.push(Out::Schedule(at, t));
+            }
+            FrameKind::Cts | FrameKind::Ack => {}
+        }
+        if self.medium_idle(i, now) {
+            self.became_idle(i, now);
+        }
+    }
+
+    fn set_nav(&mut self, h: usize, until: SimTime) {
+        let s = &mut self.stations[h];
+        if until > s.nav_until {
+            s.nav_until = until;
+            let t = Timer {
+                station: h as u32,
+                kind: TimerKind::NavEnd,
+                gen: 0,
+            };
+            self.out.push(Out::Schedule(until, t));
+        }
+    }
+
+    /// Station `h` decoded `frame` from `from`, addressed to it.
+    fn receive(&mut self, h: usize, from: usize, frame: OnAir, now: SimTime) {
+        match frame.kind {
+            FrameKind::Data => {
+                let s = &mut self.stations[h];
+                // 10.3.2.14: a retransmission of the last frame seen from this sender is a
+                // duplicate: acknowledged again, not passed up.
+                let duplicate = frame.retry && s.last_seq_from[from] == Some(frame.seq);
+                s.last_seq_from[from] = Some(frame.seq);
+                if duplicate {
+                    s.counters.duplicates += 1;
+                } else {
+                    s.counters.delivered += 1;
+                    let payload = self.stations[from]
+                        .queue
+                        .front()
+                        .expect("the sender's head frame")
+                        .payload;
+                    self.out.push(Out::Delivered {
+                        from,
+                        to: h,
+                        payload,
+                    });
+                }
+                self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
+            }
+            FrameKind::Rts => {
+                // 10.3.2.7: answer only when the NAV does not say the medium is reserved.
+                if self.stations[h].nav_until <= now {
+                    // The CTS reserves what the RTS did, less one SIFS and itself.
+                    let cts = self.control_air(FrameKind::Cts).0 + self.timing.sifs.0;
+                    let nav = SimDuration(frame.duration.0.saturating_sub(cts));
+                    self.respond_after_sifs(h, now, FrameKind::Cts, from, nav);
+                }
+            }
+            FrameKind::Cts | FrameKind::Ack => {
+                let s = &mut self.stations[h];
+                if s.awaiting != Some(frame.kind) || s.queue.front().map(|p| p.to) != Some(from) {
+                    return;
+                }
+                s.awaiting = None;
+                s.deadline_passed = false;
+                s.exchange_gen = s.exchange_gen.wrapping_add(1); // cancels the timeout
+                if frame.kind == FrameKind::Cts {
+                    s.short_retries = 0; // 10.3.4.4: a CTS resets the short retry count
+                    s.response = Some((FrameKind::Data, from, SimDuration::ZERO));
+                    let t = Timer {
+                        station: h as u32,
+                        kind: TimerKind::Respond,
+                        gen: 0,
+                    };
+                    self.out.push(Out::Schedule(now + self.timing.sifs, t));
+                } else {
+                    self.exchange_succeeded(h, now);
+                }
+            }
+        }
+    }
+
+    fn respond_after_sifs(
+        &mut self,
+        h: usize,
+        now: SimTime,
+        kind: FrameKind,
+        to: usize,
+        nav: SimDuration,
+    ) {
+        let s = &mut self.stations[h];
+        s.response = Some((kind, to, nav));
+        let t = Timer {
+            station: h as u32,
+            kind: TimerKind::Respond,
+            gen: 0,
+        };
+        self.out.push(Out::Schedule(now + self.timing.sifs, t));
+    }
+
+    fn respond(&mut self, h: usize, now: SimTime) {
+        let Some((kind, to, nav)) = self.stations[h].response.take() else {
+            return;
+        };
+        if self.stations[h].on_air.is_some() {
+            return;
+        }
+        match kind {
+            FrameKind::Ack => {
+                self.stations[h].counters.acks_sent += 1;
+                self.start_tx(h, now, FrameKind::Ack, to, SimDuration::ZERO, 0, 0, false);
+            }
+            FrameKind::Cts => {
+                self.stations[h].counters.cts_sent += 1;
+                self.start_tx(h, now, FrameKind::Cts, to, nav, 0, 0, false);
+            }
+            FrameKind::Data => self.send_data(h, now),
+            FrameKind::Rts => {}
+        }
+    }
+
+    fn timeout(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        if s.awaiting.is_none() {
+            return;
+        }
+        if s.audible > 0 {
+            // A frame is arriving: it may be the response; decide when the medium is quiet.
+            s.deadline_passed = true;
+            return;
+        }
+        self.exchange_failed(i, now);
+    }
+
+    fn exchange_succeeded(&mut self, i: usize, now: SimTime) {
+        let cw_min = self.timing.cw_min;
+        let s = &mut self.stations[i];
+        let done = s.queue.pop_front().expect("head frame");
+        s.short_retries = 0;
+        s.long_retries = 0;
+        s.cw = cw_min;
+        self.out.push(Out::Acked {
+            from: i,
+            payload: done.payload,
+        });
+        self.after_exchange(i, now);
+    }
+
+    fn exchange_failed(&mut self, i: usize, now: SimTime) {
+        let (limit_short, limit_long, cw_max, cw_min) = (
+            self.cfg.short_retry_limit,
+            self.cfg.long_retry_limit,
+            self.timing.cw_max,
+            self.timing.cw_min,
+        );
+        let long = {
+            let head = self.stations[i].queue.front().expect("head frame");
+            self.stations[i].awaiting == Some(FrameKind::Ack) && self.uses_rts(head.bytes)
+        };
+        let s = &mut self.stations[i];
+        s.awaiting = None;
+        s.deadline_passed = false;
+        let count = if long {
+            s.long_retries += 1;
+            (s.long_retries, limit_long)
+        } else {
+            s.short_retries += 1;
+            (s.short_retries, limit_short)
+        };
+        if count.0 >= count.1 {
+            let dropped = s.queue.pop_front().expect("head frame");
+            s.short_retries = 0;
+            s.long_retries = 0;
+            s.cw = cw_min;
+            s.counters.drops_retry_limit += 1;
+            self.out.push(Out::Dropped {
+                from: i,
+                payload: dropped.payload,
+                reason: DropReason::RetryLimit,
+            });
+        } else {
+            s.cw = (2 * s.cw + 1).min(cw_max);
+            if let Some(h) = s.queue.front_mut() {
+                h.retry = true;
+            }
+        }
+        self.after_exchange(i, now);
+    }
+
+    /// After an exchange: a fresh backoff (post-backoff even with an empty queue, 10.3.4.3),
+    /// counted from DIFS after the medium is idle, or from now if it has been idle that long.
+    fn after_exchange(&mut self, i: usize, now: SimTime) {
+        self.draw_backoff(i);
+        let idle = self.medium_idle(i, now);
+        let ifs = self.ifs(i);
+        let s = &mut self.stations[i];
+        s.state = if s.queue.is_empty() {
+            State::Idle
+        } else {
+            State::Contending
+        };
+        s.count_start = if idle {
+            Some(SimTime((s.idle_since + ifs).0.max(now.0)))
+        } else {
+            None
+        };
+        self.schedule_contend(i, now);
+    }
+}
