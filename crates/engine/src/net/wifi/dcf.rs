@@ -420,16 +420,7 @@ impl<P: Copy> Dcf<P> {
     /// receive-start delay (the preamble; 802.11-2020 10.3.2.9). A response that has started
     /// by then is waited for.
     fn response_timeout(&self) -> SimDuration {
-        let rx_start = match (self.cfg.standard, self.cfg.preamble) {
-            (Standard::A | Standard::G, _)
-                if self.control_rate >= 6_000_000
-                    && ![5_500_000, 11_000_000].contains(&self.control_rate) =>
-            {
-                SimDuration(25_000)
-            }
-            (_, Preamble::Short) => SimDuration(96_000),
-            _ => SimDuration(192_000),
-        };
+        let rx_start = phy::rx_start_delay(self.cfg.preamble, self.control_rate);
         SimDuration(self.timing.sifs.0 + self.timing.slot.0 + rx_start.0)
     }
 

@@ -149,6 +149,15 @@ fn is_dsss(rate_bps: u64) -> bool {
     DSSS_RATES.contains(&rate_bps)
 }
 
+/// aRxPHYStartDelay: how long after a frame starts the receiver knows one is arriving (the
+/// preamble and header): DSSS 192 us (long) or 96 us (short; never at 1 Mbit/s), OFDM 25 us.
+pub fn rx_start_delay(preamble: Preamble, rate_bps: u64) -> SimDuration {
+    if !is_dsss(rate_bps) {
+        return us(25);
+    }
+    if rate_bps == 1_000_000 { Preamble::Long } else { preamble }.duration()
+}
+
 /// Time on the air of a PSDU (MPDU: MAC header, body, FCS) of `bytes` at `rate_bps`.
 ///
 /// DSSS/HR-DSSS: preamble + header, then the PSDU at the data rate, its length in microseconds
