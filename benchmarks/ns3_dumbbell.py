@@ -118,11 +118,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return a
 
 
-def isolate_from_other_ns3_copies() -> None:
+def isolate_from_other_ns3_copies(prefix: str = "ns3-dumbbell-") -> None:
     """Leave a non-empty working directory and the caller's PATH before the bindings load (the
     wheel's loader refuses to start when it finds a second copy of libns3*.so there)."""
     if os.listdir("."):
-        empty = tempfile.mkdtemp(prefix="ns3-dumbbell-")
+        empty = tempfile.mkdtemp(prefix=prefix)
         os.chdir(empty)
         atexit.register(os.rmdir, empty)
     os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])

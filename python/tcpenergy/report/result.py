@@ -206,10 +206,37 @@ def _network_table(network: Mapping[str, Any]) -> Table:
     return _metric_table("Network", _NETWORK_ROWS, network)
 
 
+# (header, key in record["channels"][name], formatter): what each shared 802.11 channel's MAC did.
+_CHANNEL_COLUMNS = (
+    ("Data\nattempts", "data_attempts", count),
+    ("MAC\nretries", "retries", count),
+    ("Colli-\nsions", "collisions", count),
+    ("Retry-\nlimit\ndrops", "drops_retry_limit", count),
+    ("Queue\ndrops", "drops_queue", count),
+    ("RTS\nsent", "rts_sent", count),
+    ("Busy", "busy_fraction", lambda v: "" if v is None else f"{100 * float(v):.1f} %"),
+)
+
+
+def _channels_table(channels: Mapping[str, Mapping[str, Any]]) -> Table:
+    table = Table(title="Channels", box=box.SIMPLE_HEAD, title_justify="left",
+                  caption="Busy: share of the run during which some station was transmitting.",
+                  caption_justify="left")
+    table.add_column("Channel")
+    for header, _, _ in _CHANNEL_COLUMNS:
+        table.add_column(header, justify="right")
+    for name, channel in channels.items():
+        table.add_row(Text(str(name)), *(fmt(channel.get(key)) for _, key, fmt in _CHANNEL_COLUMNS))
+    return table
+
+
 def _network_group(record: Mapping[str, Any], console: Console) -> Group:
-    return Group(_title(record), *_flows_tables(record.get("flows") or [], console),
-                 _nodes_table(record.get("nodes") or {}),
-                 _network_table(record.get("network") or {}))
+    parts = [_title(record), *_flows_tables(record.get("flows") or [], console),
+             _nodes_table(record.get("nodes") or {})]
+    if record.get("channels"):
+        parts.append(_channels_table(record["channels"]))
+    parts.append(_network_table(record.get("network") or {}))
+    return Group(*parts)
 
 
 def print_table(record: Mapping[str, Any], console: Console) -> None:

@@ -8,6 +8,7 @@
 //! errors carry the full path too.
 
 pub mod serde_units;
+pub mod channel;
 mod impairments;
 pub mod network;
 mod overrides;
@@ -64,7 +65,12 @@ struct NetworkDoc<'a> {
     tcp: &'a TcpConfig,
     energy: NetworkEnergyDoc,
     nodes: std::collections::BTreeMap<&'a str, NodeDoc<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
     links: &'a [network::NetLink],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    channels: &'a [channel::ChannelConfig],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pipes: &'a [channel::PipeConfig],
     flows: &'a [FlowConfig],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     routes: &'a [Vec<String>],
@@ -103,6 +109,8 @@ impl Serialize for Scenario {
                 energy: NetworkEnergyDoc { radio_policy: self.energy.radio_policy, timeout: self.energy.timeout },
                 nodes: n.nodes.iter().map(|x| (x.name.as_str(), NodeDoc { profile: &x.profile })).collect(),
                 links: &n.links,
+                channels: &n.channels,
+                pipes: &n.pipes,
                 flows: &n.flows,
                 routes: &n.routes,
             }
@@ -570,6 +578,10 @@ struct RawScenario {
     flows: Option<Value>,
     #[serde(default)]
     routes: Option<Value>,
+    #[serde(default)]
+    channels: Option<Value>,
+    #[serde(default)]
+    pipes: Option<Value>,
 }
 
 fn default_name() -> String {
@@ -725,7 +737,12 @@ impl Scenario {
         };
         let raw: RawScenario = typed(doc, "")?;
         let has = |table: &str, key: &str| doc.get(table).and_then(|t| t.get(key)).is_some();
-        let network_form = raw.nodes.is_some() || raw.links.is_some() || raw.flows.is_some() || raw.routes.is_some();
+        let network_form = raw.nodes.is_some()
+            || raw.links.is_some()
+            || raw.flows.is_some()
+            || raw.routes.is_some()
+            || raw.channels.is_some()
+            || raw.pipes.is_some();
         if network_form {
             for key in ["path", "traffic"] {
                 if doc.get(key).is_some() {
@@ -831,15 +848,22 @@ impl Scenario {
         let net = self.network.as_mut().expect("network form");
         let table = RouteTable::build(net).map_err(|err| match err {
             RouteError::NoRoute { flow, from, to } => {
-                EngineError::config(format!("flows.{flow}.to"), format!("no route from {from:?} to {to:?}: no chain of links joins them in that direction"))
+                EngineError::config(format!("flows.{flow}.to"), format!("no route from {from:?} to {to:?}: no chain of links or channels joins them in that direction"))
             }
             RouteError::Loop { route, at } => {
                 EngineError::config(format!("routes.{route}"), format!("the route loops: from {at:?} it never reaches its last node"))
             }
         })?;
-        for f in net.flows.iter_mut() {
-            let hops = table.path(f.src, f.dst).expect("checked by RouteTable::build");
-            f.path_mtu = hops.iter().map(|i| net.links[table.ifaces[i.index()].link].mtu).min().expect("a flow has a hop");
+        let mtus: Vec<u32> = net
+            .flows
+            .iter()
+            .map(|f| {
+                let hops = table.path(f.src, f.dst).expect("checked by RouteTable::build");
+                hops.iter().map(|i| net.iface_mtu(&table.ifaces[i.index()])).min().expect("a flow has a hop")
+            })
+            .collect();
+        for (f, mtu) in net.flows.iter_mut().zip(mtus) {
+            f.path_mtu = mtu;
         }
         self.routes = Some(table);
         Ok(())

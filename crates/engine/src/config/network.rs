@@ -9,7 +9,9 @@
 use super::{
     resolve_link, resolve_profile, serde_units, typed, LinkConfig, ProfileRef, RawLink, Scenario, TcpConfig,
 };
+use super::channel::{self, ChannelConfig, PipeConfig};
 use crate::error::EngineError;
+use crate::net::routing::{IfaceEnds, Via};
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -46,6 +48,10 @@ impl IfaceId {
 pub struct NetworkConfig {
     pub nodes: Vec<NodeConfig>,
     pub links: Vec<NetLink>,
+    /// Shared 802.11 channels (`[[channels]]`).
+    pub channels: Vec<ChannelConfig>,
+    /// IP-level pipes in front of interfaces (`[[pipes]]`).
+    pub pipes: Vec<PipeConfig>,
     pub flows: Vec<FlowConfig>,
     /// Explicit routes, each the full node path a flow's packets from its first to its last
     /// node follow; they override the hop-count routes for that (source, destination) pair.
@@ -280,7 +286,26 @@ impl NetworkConfig {
                 path_mtu: mtu,
             }],
             routes: vec![],
+            channels: vec![],
+            pipes: vec![],
         }
+    }
+
+    /// The IP MTU of an interface: its link's, or its channel's.
+    pub fn iface_mtu(&self, e: &IfaceEnds) -> u32 {
+        match e.via {
+            Via::Link { link, .. } => self.links[link].mtu,
+            Via::Channel { channel, .. } => self.channels[channel].mtu,
+        }
+    }
+
+    /// Whether a link or a channel carries packets from `a` to its neighbour `b`.
+    pub fn carries(&self, a: NodeId, b: NodeId) -> bool {
+        self.links.iter().any(|l| l.carries(a, b))
+            || self.channels.iter().any(|c| match (c.station_of(a), c.station_of(b)) {
+                (Some(x), Some(y)) => c.reaches(x, y),
+                _ => false,
+            })
     }
 }
 
@@ -370,9 +395,12 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
             .ok_or_else(|| err(at, format!("unknown node {name:?}; nodes are {}", join_names(&names))))
     };
 
+    let channels = channel::read_channels(doc, &lookup)?;
+    let no_links: Vec<Value> = Vec::new();
     let links_v = match doc.get("links") {
-        None => return Err(err("links", "a network needs at least one [[links]] entry")),
-        Some(Value::Array(a)) if !a.is_empty() => a,
+        None if !channels.is_empty() => &no_links,
+        None => return Err(err("links", "a network needs at least one [[links]] or [[channels]] entry")),
+        Some(Value::Array(a)) if !a.is_empty() || !channels.is_empty() => a,
         Some(_) => return Err(err("links", "must be a non-empty list of [[links]] tables")),
     };
     let mut links: Vec<NetLink> = Vec::with_capacity(links_v.len());
@@ -466,15 +494,24 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
                 }
                 if k > 0 {
                     let prev = lookup(&hops[k - 1], format!("{at}.{}", k - 1))?;
-                    if !links.iter().any(|l| l.carries(prev, id)) {
-                        return Err(err(format!("{at}.{k}"), format!("no link carries packets from {:?} to {h:?}", hops[k - 1])));
+                    let carried = links.iter().any(|l| l.carries(prev, id))
+                        || channels.iter().any(|c| matches!((c.station_of(prev), c.station_of(id)), (Some(x), Some(y)) if c.reaches(x, y)));
+                    if !carried {
+                        return Err(err(format!("{at}.{k}"), format!("no link or channel carries packets from {:?} to {h:?}", hops[k - 1])));
                     }
                 }
             }
             routes.push(hops);
         }
     }
-    Ok(NetworkConfig { nodes, links, flows, routes })
+    let pipes = channel::read_pipes(doc, &lookup)?;
+    let net = NetworkConfig { nodes, links, channels, pipes, flows, routes };
+    for (i, p) in net.pipes.iter().enumerate() {
+        if !net.carries(p.ends[0], p.ends[1]) {
+            return Err(err(format!("pipes.{i}.to"), format!("no link or channel carries packets from {:?} to {:?}", p.from, p.to)));
+        }
+    }
+    Ok(net)
 }
 
 impl NetLink {

@@ -87,6 +87,25 @@ pub fn check_link_rates(net: &NetworkConfig) -> Result<(), EngineError> {
             }
         }
     }
+    // A channel sets its stations' PHY; a node's radio must be able to send at its data rate.
+    for (k, c) in net.channels.iter().enumerate() {
+        for (s, m) in c.members.iter().enumerate() {
+            let node = &net.nodes[m.index()];
+            let Some(phy) = node.profile.profile.radio.phy else { continue };
+            if c.data_rate > phy.rate {
+                let name = node.profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
+                return Err(EngineError::config(
+                    format!("channels.{k}.data_rate"),
+                    format!(
+                        "{} is faster than the radio of node {:?}{name} (channels.{k}.nodes.{s}): its radio.phy.rate is {}",
+                        format_rate(c.data_rate),
+                        node.name,
+                        format_rate(phy.rate),
+                    ),
+                ));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -45,7 +45,26 @@ pub struct RadioLog {
     rx: Vec<(u64, u64)>,
     tx_frames: FrameLog,
     rx_frames: FrameLog,
+    /// Parts of the activity above that a shared channel attributes to one cause, indexed by
+    /// `Mark` (docs/models/wifi.md "Energy per frame"): they split the tx and rx energy, never add.
+    marks: [Vec<(u64, u64)>; MARKS],
 }
+
+/// Causes of radio activity on a shared channel that the breakdown reports apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Transmitting RTS, CTS or MAC ACK frames.
+    ControlTx,
+    /// Receiving RTS, CTS or MAC ACK frames addressed to this station.
+    ControlRx,
+    /// Transmitting a data frame again (MAC retransmission).
+    RetryTx,
+    /// Receiving a retransmitted data frame addressed to this station.
+    RetryRx,
+    /// Receiving frames addressed to other stations.
+    Overhear,
+}
+const MARKS: usize = 5;
 
 /// Frames a radio sent and heard within the measurement window (those whose airtime began before
 /// its end), with their IP bytes.
@@ -100,6 +119,7 @@ impl RadioLog {
             rx: Vec::with_capacity(packets),
             tx_frames: FrameLog::with_capacity(packets),
             rx_frames: FrameLog::with_capacity(packets),
+            marks: Default::default(),
         }
     }
 
@@ -129,6 +149,13 @@ impl RadioLog {
         self.rx_frames.push(start.0, ip_len);
     }
 
+    /// Attribute `[start, end)` of activity logged as tx (`ControlTx`, `RetryTx`) or rx (the
+    /// others) to a cause.
+    #[inline]
+    pub fn mark(&mut self, start: SimTime, end: SimTime, mark: Mark) {
+        self.marks[mark as usize].push((start.0, end.0));
+    }
+
     /// Frames whose airtime began before `w`.
     pub fn frames_before(&self, w: SimTime) -> FrameCounts {
         let ((tx_frames, tx_bytes), (rx_frames, rx_bytes)) = (self.tx_frames.before(w.0), self.rx_frames.before(w.0));
@@ -136,12 +163,18 @@ impl RadioLog {
     }
 }
 
-/// Energy breakdown by component (J); the fields sum to the total.
+/// Energy breakdown by component (J); the fields sum to the total. On a shared channel the
+/// radio's tx and rx energy is split further: `mac_control` (RTS, CTS, MAC ACKs sent and
+/// received), `retries` (MAC retransmissions of data frames, sent and received) and
+/// `radio_overhear` (frames addressed to others); `radio_tx` and `radio_rx` keep the rest.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Breakdown {
     pub base: f64,
     pub radio_tx: f64,
     pub radio_rx: f64,
+    pub radio_overhear: f64,
+    pub mac_control: f64,
+    pub retries: f64,
     pub radio_idle: f64,
     pub radio_sleep: f64,
     pub radio_transitions: f64,
@@ -150,7 +183,16 @@ pub struct Breakdown {
 
 impl Breakdown {
     pub fn total(&self) -> f64 {
-        self.base + self.radio_tx + self.radio_rx + self.radio_idle + self.radio_sleep + self.radio_transitions + self.cpu
+        self.base
+            + self.radio_tx
+            + self.radio_rx
+            + self.radio_overhear
+            + self.mac_control
+            + self.retries
+            + self.radio_idle
+            + self.radio_sleep
+            + self.radio_transitions
+            + self.cpu
     }
 }
 
@@ -165,9 +207,14 @@ pub struct NodeEnergy {
     pub breakdown_j: Breakdown,
     /// Seconds the whole node was idle (no tx/rx, CPU not busy).
     pub idle_s: f64,
+    /// Seconds the radio spent in each state; they sum to the window. Receiving frames addressed
+    /// to others (`radio_overhear_s`) is not in `radio_rx_s`.
     pub radio_tx_s: f64,
     pub radio_rx_s: f64,
+    pub radio_overhear_s: f64,
+    pub radio_idle_s: f64,
     pub radio_sleep_s: f64,
+    pub radio_waking_s: f64,
     pub cpu_busy_s: f64,
     pub radio_wakeups: u64,
     /// Frames the radio transmitted within the window (airtime begun before its end), lost ones
@@ -353,6 +400,10 @@ struct PowerIntegral<'a> {
     state_segments: [u64; 5],
     idle_ns: u64,
     idle_j: f64,
+    /// The tx and rx segments, kept only when marks are to be attributed.
+    keep_segments: bool,
+    tx_segments: Vec<(u64, u64)>,
+    rx_segments: Vec<(u64, u64)>,
 }
 
 impl<'a> PowerIntegral<'a> {
@@ -380,6 +431,9 @@ impl<'a> PowerIntegral<'a> {
             state_segments: [0; 5],
             idle_ns: 0,
             idle_j: 0.0,
+            keep_segments: false,
+            tx_segments: Vec::new(),
+            rx_segments: Vec::new(),
         }
     }
 
@@ -397,6 +451,9 @@ impl<'a> PowerIntegral<'a> {
         self.state_ns[i] += len;
         self.state_segments[i] += 1;
         if matches!(st, RadioState::Tx | RadioState::Rx) {
+            if self.keep_segments {
+                if st == RadioState::Tx { &mut self.tx_segments } else { &mut self.rx_segments }.push((s, e));
+            }
             return;
         }
         // System idle = this radio-idle stretch minus the time the CPU was busy within it.
@@ -414,10 +471,10 @@ impl<'a> PowerIntegral<'a> {
         self.idle_j += (self.base_w + p) * secs(free);
     }
 
-    fn finish(self, cpu_w: f64, delivered_bytes: u64, frames: FrameCounts) -> NodeEnergy {
+    fn finish(self, cpu_w: f64, delivered_bytes: u64, frames: FrameCounts, marks: Option<&mut [Vec<(u64, u64)>; MARKS]>) -> NodeEnergy {
         let cpu_ns: u64 = (0..self.cpu_busy.len()).map(|k| self.cpu_end(k) - self.cpu_busy[k].0 .0).sum();
         let (j, ns) = (|st: RadioState| self.state_j[st as usize], |st: RadioState| self.state_ns[st as usize]);
-        let b = Breakdown {
+        let mut b = Breakdown {
             base: self.base_w * secs(self.w),
             radio_tx: j(RadioState::Tx),
             radio_rx: j(RadioState::Rx),
@@ -425,7 +482,20 @@ impl<'a> PowerIntegral<'a> {
             radio_sleep: j(RadioState::Sleep),
             radio_transitions: j(RadioState::Waking),
             cpu: cpu_w * secs(cpu_ns),
+            ..Default::default()
         };
+        let mut overhear_ns = 0;
+        if let Some(marks) = marks {
+            let a = attribute(marks, &self.tx_segments, &self.rx_segments, self.w);
+            let (p_tx, p_rx) = (self.state_power_w[RadioState::Tx as usize], self.state_power_w[RadioState::Rx as usize]);
+            let (tx_ns, rx_ns) = (ns(RadioState::Tx), ns(RadioState::Rx));
+            b.radio_tx = p_tx * secs(tx_ns - a.control_tx - a.retry_tx);
+            b.radio_rx = p_rx * secs(rx_ns - a.overhear - a.control_rx - a.retry_rx);
+            b.radio_overhear = p_rx * secs(a.overhear);
+            b.mac_control = p_tx * secs(a.control_tx) + p_rx * secs(a.control_rx);
+            b.retries = p_tx * secs(a.retry_tx) + p_rx * secs(a.retry_rx);
+            overhear_ns = a.overhear;
+        }
         let total = b.total();
         let idealized = total - self.idle_j;
         let bits = delivered_bytes as f64 * 8.0;
@@ -439,8 +509,11 @@ impl<'a> PowerIntegral<'a> {
             breakdown_j: b,
             idle_s: secs(self.idle_ns),
             radio_tx_s: secs(ns(RadioState::Tx)),
-            radio_rx_s: secs(ns(RadioState::Rx)),
+            radio_rx_s: secs(ns(RadioState::Rx) - overhear_ns),
+            radio_overhear_s: secs(overhear_ns),
+            radio_idle_s: secs(ns(RadioState::Idle)),
             radio_sleep_s: secs(ns(RadioState::Sleep)),
+            radio_waking_s: secs(ns(RadioState::Waking)),
             cpu_busy_s: secs(cpu_ns),
             radio_wakeups: self.state_segments[RadioState::Waking as usize],
             radio_tx_frames: frames.tx_frames,
@@ -465,7 +538,7 @@ pub fn node_energy(
     for &(s, e, st) in timeline {
         power.add(s, e, st);
     }
-    power.finish(cpu_w, delivered_bytes, frames)
+    power.finish(cpu_w, delivered_bytes, frames, None)
 }
 
 /// One node's energy over `[0, w)` straight from its radio log, for callers that do not need the
@@ -484,8 +557,86 @@ pub fn node_energy_from_log(
     let gaps = GapPolicy { policy, timeout: timeout.0, wake: profile.radio.wake_time.0 };
     let cpu_w = cpu.active_power_w();
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
+    let marked = log.marks.iter().any(|m| !m.is_empty());
+    power.keep_segments = marked;
     sweep_timeline(&mut log, w.0, gaps, |s, e, st| power.add(s, e, st));
-    power.finish(cpu_w, delivered_bytes, frames)
+    power.finish(cpu_w, delivered_bytes, frames, marked.then_some(&mut log.marks))
+}
+
+/// Nanoseconds of tx and rx time attributed to each cause.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Attribution {
+    control_tx: u64,
+    retry_tx: u64,
+    overhear: u64,
+    control_rx: u64,
+    retry_rx: u64,
+}
+
+/// Split the tx and rx segments among the marks. Where causes overlap, the first in this order
+/// takes the time: tx — control, retry; rx — overhearing, control, retry (a frame heard for
+/// another station is overheard whatever its kind). Time no mark covers stays plain tx or rx.
+fn attribute(marks: &mut [Vec<(u64, u64)>; MARKS], tx: &[(u64, u64)], rx: &[(u64, u64)], w: u64) -> Attribution {
+    let mut within = |m: Mark, segments: &[(u64, u64)]| {
+        let v = &mut marks[m as usize];
+        sort_by_start(v);
+        let merged: Vec<(u64, u64)> = Union::new(v, w).collect();
+        intersect(&merged, segments)
+    };
+    let control_tx = within(Mark::ControlTx, tx);
+    let retry_tx = subtract(&within(Mark::RetryTx, tx), &control_tx);
+    let overhear = within(Mark::Overhear, rx);
+    let control_rx = subtract(&within(Mark::ControlRx, rx), &overhear);
+    let retry_rx = subtract(&subtract(&within(Mark::RetryRx, rx), &overhear), &control_rx);
+    let len = |v: &[(u64, u64)]| v.iter().map(|iv| iv.1 - iv.0).sum();
+    Attribution {
+        control_tx: len(&control_tx),
+        retry_tx: len(&retry_tx),
+        overhear: len(&overhear),
+        control_rx: len(&control_rx),
+        retry_rx: len(&retry_rx),
+    }
+}
+
+/// The intersection of two sorted lists of disjoint intervals.
+fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        let (s, e) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if s < e {
+            out.push((s, e));
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+/// `a` without `b` (both sorted lists of disjoint intervals).
+fn subtract(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut j = 0;
+    for &(s, e) in a {
+        let mut s = s;
+        while j < b.len() && b[j].1 <= s {
+            j += 1;
+        }
+        let mut k = j;
+        while k < b.len() && b[k].0 < e {
+            if b[k].0 > s {
+                out.push((s, b[k].0));
+            }
+            s = s.max(b[k].1);
+            k += 1;
+        }
+        if s < e {
+            out.push((s, e));
+        }
+    }
+    out
 }
 
 /// Instantaneous power at time `t` from the timeline (base + radio; CPU added by the caller).

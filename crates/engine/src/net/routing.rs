@@ -6,17 +6,25 @@
 use crate::config::network::{IfaceId, NetworkConfig, NodeId};
 use std::collections::VecDeque;
 
-/// One direction of a link: packets leave `from` towards `to`.
+/// An interface: packets leave `from` towards its neighbour `to`, over a link or a channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IfaceEnds {
-    pub link: usize,
-    /// Whether this is the link's reverse direction (second node -> first).
-    pub reverse: bool,
+    pub via: Via,
     pub from: NodeId,
     pub to: NodeId,
 }
 
-/// Every interface of the network, in link order (forward then reverse), and the next hop of
+/// What carries an interface's packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// One direction of link `link` (`reverse`: second node -> first).
+    Link { link: usize, reverse: bool },
+    /// Channel `channel`, from its station `from` to its station `to`.
+    Channel { channel: usize, from: usize, to: usize },
+}
+
+/// Every interface of the network, in link order (forward then reverse), then each channel's
+/// (every ordered pair of its stations where the second hears the first), and the next hop of
 /// every node towards every node that some flow sends to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteTable {
@@ -39,9 +47,18 @@ impl RouteTable {
         let n = net.nodes.len();
         let mut ifaces = Vec::with_capacity(net.links.len() * 2);
         for (k, l) in net.links.iter().enumerate() {
-            ifaces.push(IfaceEnds { link: k, reverse: false, from: l.ends[0], to: l.ends[1] });
+            ifaces.push(IfaceEnds { via: Via::Link { link: k, reverse: false }, from: l.ends[0], to: l.ends[1] });
             if l.reverse.is_some() {
-                ifaces.push(IfaceEnds { link: k, reverse: true, from: l.ends[1], to: l.ends[0] });
+                ifaces.push(IfaceEnds { via: Via::Link { link: k, reverse: true }, from: l.ends[1], to: l.ends[0] });
+            }
+        }
+        for (k, c) in net.channels.iter().enumerate() {
+            for (a, &from) in c.members.iter().enumerate() {
+                for (b, &to) in c.members.iter().enumerate() {
+                    if c.reaches(a, b) {
+                        ifaces.push(IfaceEnds { via: Via::Channel { channel: k, from: a, to: b }, from, to });
+                    }
+                }
             }
         }
         let mut out: Vec<Vec<IfaceId>> = vec![Vec::new(); n];

@@ -5,6 +5,7 @@
 use super::FlowResult;
 use crate::energy::meter::NodeEnergy;
 use crate::net::link::LinkCounters;
+use crate::net::wifi::dcf::StationCounters;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -27,7 +28,39 @@ pub struct NetRunResult {
     pub nodes: BTreeMap<String, NetNodeResult>,
     /// Per direction, keyed "A->B".
     pub links: BTreeMap<String, LinkCounters>,
+    /// Per shared channel, by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub channels: BTreeMap<String, ChannelResult>,
+    /// Per IP-level pipe, keyed "A->B".
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pipes: BTreeMap<String, PipeCounters>,
     pub network: NetworkTotals,
+}
+
+/// What a shared 802.11 channel did: the sums over its stations, how busy the medium was, and
+/// per station and per interface (pairs of stations that carried packets) counters.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ChannelResult {
+    pub standard: &'static str,
+    pub data_rate_bps: u64,
+    #[serde(flatten)]
+    pub totals: StationCounters,
+    /// Fractions of the run during which at least one station was transmitting, and none was.
+    pub busy_fraction: f64,
+    pub idle_fraction: f64,
+    pub stations: BTreeMap<String, StationCounters>,
+    /// IP packets handed to the MAC per "A->B", delivered, lost at the retry limit
+    /// (`dropped_channel`) or at the interface queue (`dropped_queue`).
+    pub interfaces: BTreeMap<String, LinkCounters>,
+}
+
+/// Packets that entered an IP-level pipe, and what became of them.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct PipeCounters {
+    pub packets: u64,
+    pub dropped: u64,
+    /// Held by a route outage in hold mode and passed on after it.
+    pub held_outage: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

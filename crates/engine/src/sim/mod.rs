@@ -71,6 +71,12 @@ impl<T: Copy> Slab<T> {
             }
         }
     }
+    /// A copy of a stored packet, left in place.
+    #[inline]
+    fn get(&self, i: u32) -> T {
+        self.items[i as usize]
+    }
+
     /// Packets stored and not yet taken.
     fn in_use(&self) -> usize {
         self.items.len() - self.free.len()

@@ -113,13 +113,14 @@ pub enum Out<P> {
         from: usize,
         payload: P,
     },
-    /// The frame left the MAC without being acknowledged.
+    /// The frame for `to` left the MAC without being acknowledged.
     Dropped {
         from: usize,
+        to: usize,
         payload: P,
         reason: DropReason,
     },
-    /// A radio was busy with a frame during [start, end).
+    /// A radio was busy with a frame during [start, end); `bytes` are a data frame's IP bytes.
     Air {
         station: usize,
         role: AirRole,
@@ -127,6 +128,7 @@ pub enum Out<P> {
         start: SimTime,
         end: SimTime,
         retry: bool,
+        bytes: u32,
     },
 }
 
@@ -137,7 +139,7 @@ pub enum DropReason {
 }
 
 /// Counters of one station.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct StationCounters {
     /// Data frames transmitted, first attempts and retries.
     pub data_attempts: u64,
@@ -152,6 +154,23 @@ pub struct StationCounters {
     pub acks_sent: u64,
     pub delivered: u64,
     pub duplicates: u64,
+}
+
+impl StationCounters {
+    /// Sum of two stations' counters.
+    pub fn add(&mut self, o: &StationCounters) {
+        self.data_attempts += o.data_attempts;
+        self.retries += o.retries;
+        self.collisions += o.collisions;
+        self.rts_collisions += o.rts_collisions;
+        self.drops_retry_limit += o.drops_retry_limit;
+        self.drops_queue += o.drops_queue;
+        self.rts_sent += o.rts_sent;
+        self.cts_sent += o.cts_sent;
+        self.acks_sent += o.acks_sent;
+        self.delivered += o.delivered;
+        self.duplicates += o.duplicates;
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -323,6 +342,7 @@ impl<P: Copy> Dcf<P> {
             s.counters.drops_queue += 1;
             self.out.push(Out::Dropped {
                 from,
+                to,
                 payload,
                 reason: DropReason::QueueFull,
             });
@@ -596,6 +616,7 @@ impl<P: Copy> Dcf<P> {
             start: now,
             end: now + air,
             retry,
+            bytes,
         });
         for h in 0..self.stations.len() {
             if h == i || !self.cfg.hears[h][i] {
@@ -646,6 +667,7 @@ impl<P: Copy> Dcf<P> {
                     start: frame.start,
                     end: now,
                     retry: frame.retry,
+                    bytes: frame.bytes,
                 });
             }
             let st = &mut self.stations[h];
@@ -655,14 +677,14 @@ impl<P: Copy> Dcf<P> {
                 st.rx = Rx::Nothing;
             }
             if clean {
-                let bits = match frame.kind {
+                let frame_bytes = match frame.kind {
                     FrameKind::Data => Self::mpdu(frame.bytes),
                     FrameKind::Rts => phy::RTS_BYTES,
                     _ => phy::ACK_BYTES,
                 };
                 let survives = h != frame.to
                     || !matches!(
-                        impair::apply(&mut self.impairments, now, bits),
+                        impair::apply(&mut self.impairments, now, frame_bytes),
                         Verdict::Drop(_)
                     );
                 if survives {
@@ -892,6 +914,7 @@ impl<P: Copy> Dcf<P> {
             s.counters.drops_retry_limit += 1;
             self.out.push(Out::Dropped {
                 from: i,
+                to: dropped.to,
                 payload: dropped.payload,
                 reason: DropReason::RetryLimit,
             });

@@ -5,7 +5,10 @@
 //! table. A flow owns its two ends (sans-I/O TCP endpoints, or UDP counters) and its
 //! application: when it writes, how much, and which messages are still to be delivered. Links
 //! schedule arrivals directly, as in the single-path loop (`sim::World`); nodes and flows are
-//! addressed by typed ids, so another kind of interface (a shared channel) can sit beside links.
+//! addressed by typed ids; an interface is a link direction or a pair of stations on a shared
+//! 802.11 channel (`channel.rs`), and an IP-level pipe may sit in front of either.
+
+mod channel;
 
 use super::queue::EventQueue;
 use super::rng::Stream;
@@ -17,9 +20,12 @@ use crate::energy::airtime::RadioAirtime;
 use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
 use crate::energy::meter::{self, NodeEnergy, RadioLog};
 use crate::error::EngineError;
-use crate::net::link::{Fate, Link};
-use crate::net::routing::RouteTable;
-use crate::result::network::{jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals};
+use crate::net::impair::{self, AnyImpairment, Verdict};
+use crate::net::link::{Fate, Link, LinkCounters};
+use crate::net::routing::{RouteTable, Via};
+use crate::net::wifi::dcf::Timer;
+use crate::result::network::{jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters};
+use channel::ChannelState;
 use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
@@ -54,6 +60,24 @@ enum Event {
     DurationOver { flow: u32 },
     /// The flow's `stop`: both ends stop at once; packets still in flight are discarded on arrival.
     Stop { flow: u32 },
+    /// A timer of a channel's MAC.
+    Mac { channel: u32, timer: Timer },
+    /// Packet (slab index) leaves the pipe in front of interface `iface`.
+    PipeOut { iface: u32, packet: u32 },
+}
+
+/// How an interface carries packets.
+enum Iface {
+    Link(Link),
+    /// Station `from` to station `to` of channel `channel`.
+    Channel { channel: usize, from: usize, to: usize, counters: LinkCounters },
+}
+
+/// An IP-level pipe: delay and impairments in front of an interface.
+struct Pipe {
+    delay: SimDuration,
+    impairments: Vec<AnyImpairment>,
+    counters: PipeCounters,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -144,7 +168,11 @@ pub struct NetWorld<'a> {
     queue: EventQueue<Event>,
     packets: Slab<Packet>,
     nodes: Vec<NodeState>,
-    ifaces: Vec<Link>,
+    ifaces: Vec<Iface>,
+    channels: Vec<ChannelState>,
+    pipes: Vec<Pipe>,
+    /// The pipe in front of each interface, if any.
+    pipe_of: Vec<Option<u32>>,
     flows: Vec<FlowState>,
     events: u64,
     /// IP bytes that went on the wire (queue drops excluded), over every hop.
@@ -174,14 +202,38 @@ impl<'a> NetWorld<'a> {
                 }
             })
             .collect();
-        let ifaces = routes
+        let ifaces: Vec<Iface> = routes
             .ifaces
             .iter()
-            .map(|e| {
-                let l = &net.links[e.link];
-                let (cfg, dir) = if e.reverse { (l.reverse.as_ref().expect("reverse iface"), "reverse") } else { (&l.forward, "forward") };
-                Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, &format!("links.{}.{dir}", e.link))
+            .map(|e| match e.via {
+                Via::Link { link, reverse } => {
+                    let l = &net.links[link];
+                    let (cfg, dir) = if reverse { (l.reverse.as_ref().expect("reverse iface"), "reverse") } else { (&l.forward, "forward") };
+                    Iface::Link(Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, &format!("links.{link}.{dir}")))
+                }
+                Via::Channel { channel, from, to } => Iface::Channel { channel, from, to, counters: LinkCounters::default() },
             })
+            .collect();
+        let channels = net.channels.iter().enumerate().map(|(k, c)| ChannelState::new(c, k, routes, seed)).collect();
+        let pipes: Vec<Pipe> = net
+            .pipes
+            .iter()
+            .enumerate()
+            .map(|(k, p)| Pipe {
+                delay: p.delay,
+                impairments: p
+                    .impairments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| AnyImpairment::new(c, seed, &format!("pipes.{k}.impairments.{i}")))
+                    .collect(),
+                counters: PipeCounters::default(),
+            })
+            .collect();
+        let pipe_of = routes
+            .ifaces
+            .iter()
+            .map(|e| net.pipes.iter().position(|p| p.ends == [e.from, e.to]).map(|k| k as u32))
             .collect();
         let flows = net
             .flows
@@ -216,6 +268,9 @@ impl<'a> NetWorld<'a> {
             packets: Slab::default(),
             nodes,
             ifaces,
+            channels,
+            pipes,
+            pipe_of,
             flows,
             events: 0,
             wire_bytes: 0,
@@ -315,6 +370,11 @@ impl<'a> NetWorld<'a> {
                     ep.on_route_notice(now, restored, &mut self.nodes[node.index()].cpu);
                 }
                 self.after_endpoint_event(f, side);
+            }
+            Event::Mac { channel, timer } => self.on_mac_timer(channel as usize, timer),
+            Event::PipeOut { iface, packet } => {
+                let p = self.packets.take(packet);
+                self.transmit(iface as usize, p);
             }
             Event::Start { flow } => self.start(flow as usize),
             Event::Write { flow } => self.write(flow as usize),
@@ -466,8 +526,8 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    /// Hand a packet at `node` to the interface its route leaves by (docs/models/network.md).
-    /// Radio time follows the sending radio's airtime, as in the single-path loop.
+    /// Hand a packet at `node` to the interface its route leaves by (docs/models/network.md),
+    /// through the pipe in front of it if there is one.
     fn send(&mut self, node: NodeId, p: Packet) {
         let cfg = &self.net.flows[p.flow as usize];
         let dest = if p.from_src { cfg.dst } else { cfg.src };
@@ -476,9 +536,51 @@ impl<'a> NetWorld<'a> {
             debug_assert!(false, "no route from node {} to {}", node.0, dest.0);
             return;
         };
-        let wire_len = p.wire_len();
         let i = iface.index();
-        let link = &mut self.ifaces[i];
+        match self.pipe_of[i] {
+            Some(k) => self.enter_pipe(k as usize, i, p),
+            None => self.transmit(i, p),
+        }
+    }
+
+    /// A pipe delays a packet and may drop it when it enters (Dummynet: loss, then the delay
+    /// line); it keeps their order unless an impairment reorders.
+    fn enter_pipe(&mut self, k: usize, iface: usize, p: Packet) {
+        let now = self.now;
+        let pipe = &mut self.pipes[k];
+        pipe.counters.packets += 1;
+        let (extra, held) = match impair::apply(&mut pipe.impairments, now, p.wire_len()) {
+            Verdict::Drop(cause) => {
+                pipe.counters.dropped += 1;
+                let notice = if cause == impair::DropCause::Outage { impair::route_notice(&mut pipe.impairments, now) } else { None };
+                if let Some(n) = notice {
+                    self.schedule_notice(&p, n);
+                }
+                return;
+            }
+            Verdict::Pass => (SimDuration::ZERO, false),
+            Verdict::Delay(d) => (d, false),
+            Verdict::Hold(d) => (d, true),
+        };
+        if held {
+            pipe.counters.held_outage += 1;
+            if let Some(n) = impair::route_notice(&mut pipe.impairments, now) {
+                self.schedule_notice(&p, n);
+            }
+        }
+        let at = now + self.pipes[k].delay + extra;
+        let slot = self.packets.insert(p);
+        self.queue.push(at, Event::PipeOut { iface: iface as u32, packet: slot });
+    }
+
+    /// Put a packet on interface `i`. On a link, radio time follows the sending radio's
+    /// airtime, as in the single-path loop; on a channel, the MAC reports every frame's airtime.
+    fn transmit(&mut self, i: usize, p: Packet) {
+        let wire_len = p.wire_len();
+        let link = match &mut self.ifaces[i] {
+            Iface::Link(link) => link,
+            Iface::Channel { .. } => return self.channel_send(i, p),
+        };
         let (from, to) = (link.from, link.to);
         let mut p = p;
         match link.send(self.now, wire_len, p.ect()) {
@@ -505,7 +607,20 @@ impl<'a> NetWorld<'a> {
     /// the airtime.
     #[allow(clippy::too_many_arguments)]
     fn on_the_air(&mut self, iface: usize, from: usize, p: &mut Packet, wire_len: u32, start: SimTime, end: SimTime, notice: Option<crate::net::impair::RouteNotice>) -> SimDuration {
-        self.wire_bytes += wire_len as u64;
+        self.serialized(iface, from, p, start);
+        let tx = &mut self.nodes[from];
+        let air = tx.airtime.of_frame(wire_len, start, end);
+        tx.radio.transmit_frame(start, start + air, wire_len);
+        if let Some(n) = notice {
+            self.schedule_notice(p, n);
+        }
+        air
+    }
+
+    /// Interface `iface` of node `from` starts serializing `p` at `at`: count its bytes, number it
+    /// if `from` is its source, capture it.
+    fn serialized(&mut self, iface: usize, from: usize, p: &mut Packet, at: SimTime) {
+        self.wire_bytes += p.wire_len() as u64;
         let tx = &mut self.nodes[from];
         if p.ttl == capture::TTL {
             // Not forwarded yet: `from` is the source, and numbers its packets from 1.
@@ -513,14 +628,8 @@ impl<'a> NetWorld<'a> {
             p.ip_id = tx.last_ip_id;
         }
         if let Some(c) = &mut self.capture {
-            c.push(iface, Frame { at: start, flow: p.flow, from_src: p.from_src, ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() });
+            c.push(iface, Frame { at, flow: p.flow, from_src: p.from_src, ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() });
         }
-        let air = tx.airtime.of_frame(wire_len, start, end);
-        tx.radio.transmit_frame(start, start + air, wire_len);
-        if let Some(n) = notice {
-            self.schedule_notice(p, n);
-        }
-        air
     }
 
     /// ELFN: the node before the break tells the flow's sending end at once (a route error with
@@ -694,10 +803,18 @@ impl<'a> NetWorld<'a> {
         let mut links = BTreeMap::new();
         let wire_bytes = self.wire_bytes;
         for (i, e) in self.routes.ifaces.iter().enumerate() {
-            let c = self.ifaces[i].counters;
-            let key = format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name);
-            links.insert(key, c);
+            if let Iface::Link(l) = &self.ifaces[i] {
+                let key = format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name);
+                links.insert(key, l.counters);
+            }
         }
+        let channels = self.channel_results();
+        let pipes = net
+            .pipes
+            .iter()
+            .zip(&self.pipes)
+            .map(|(cfg, p)| (format!("{}->{}", cfg.from, cfg.to), p.counters))
+            .collect();
 
         let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
         let delivered: u64 = delivered_of.iter().sum();
@@ -743,6 +860,8 @@ impl<'a> NetWorld<'a> {
             flows,
             nodes,
             links,
+            channels,
+            pipes,
             network,
         })
     }

@@ -1,0 +1,408 @@
+//! Shared 802.11 channels (`[[channels]]`) and IP-level pipes (`[[pipes]]`) of a network scenario
+//! (docs/models/wifi.md "The channel in a scenario").
+//!
+//! A channel is one collision domain: its member nodes contend for it under the DCF, and any two
+//! members that hear each other can exchange frames directly (an interface each way). A pipe sits
+//! in front of one node's interface towards a neighbour, above the MAC: the seeds' Dummynet node,
+//! which delays and drops IP packets before the card ever sees them.
+
+use super::impairments::Impairment;
+use super::network::NodeId;
+use super::{serde_units, typed};
+use crate::error::EngineError;
+use crate::net::wifi::phy::{self, Preamble, Standard};
+use crate::units::SimDuration;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// Largest RTS threshold (802.11-2020 dot11RTSThreshold: 0-65535, but frames are never longer
+/// than 2346 bytes on the seeds' cards, so 2347 means "never" there; above it is refused).
+pub const MAX_RTS_THRESHOLD: u32 = 2347;
+
+/// What an overheard frame (decoded or sensed, addressed to another station) costs its radio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Overhearing {
+    /// The radio receives it: receive power for its airtime.
+    #[default]
+    Receive,
+    /// The radio ignores it: idle power (an idealized card that filters by address at once).
+    Idle,
+}
+
+/// A validated channel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChannelConfig {
+    pub name: String,
+    #[serde(serialize_with = "standard_name")]
+    pub standard: Standard,
+    pub nodes: Vec<String>,
+    /// Member node ids, in `nodes` order (station `k` of the DCF is `members[k]`).
+    #[serde(skip)]
+    pub members: Vec<NodeId>,
+    #[serde(with = "serde_units::rate")]
+    pub data_rate: u64,
+    #[serde(serialize_with = "rate_list")]
+    pub basic_rates: Vec<u64>,
+    #[serde(serialize_with = "preamble_name")]
+    pub preamble: Preamble,
+    /// Frames whose MPDU is longer than this many bytes go after RTS/CTS; `None`: never.
+    #[serde(serialize_with = "threshold")]
+    pub rts_threshold: Option<u32>,
+    pub short_retry_limit: u32,
+    pub long_retry_limit: u32,
+    pub queue: u32,
+    pub mtu: u32,
+    /// `hears[a][b]`: station `a` senses (and can decode) station `b`, by station index.
+    #[serde(skip)]
+    pub hears: Vec<Vec<bool>>,
+    /// The pairs as given (absent: everyone hears everyone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hears_pairs: Option<Vec<[String; 2]>>,
+    pub impairments: Vec<Impairment>,
+    pub overhearing: Overhearing,
+}
+
+fn standard_name<S: Serializer>(s: &Standard, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s.name())
+}
+
+fn preamble_name<S: Serializer>(p: &Preamble, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(match p {
+        Preamble::Long => "long",
+        Preamble::Short => "short",
+    })
+}
+
+fn threshold<S: Serializer>(t: &Option<u32>, ser: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(bytes) => ser.serialize_u32(*bytes),
+        None => ser.serialize_str("off"),
+    }
+}
+
+fn rate_list<S: Serializer>(rates: &[u64], ser: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = ser.serialize_seq(Some(rates.len()))?;
+    for r in rates {
+        seq.serialize_element(&serde_units::format_rate(*r))?;
+    }
+    seq.end()
+}
+
+impl ChannelConfig {
+    /// Station index of `node` on this channel.
+    pub fn station_of(&self, node: NodeId) -> Option<usize> {
+        self.members.iter().position(|&m| m == node)
+    }
+
+    /// Whether a frame from station `a` can reach station `b` (b hears a).
+    pub fn reaches(&self, a: usize, b: usize) -> bool {
+        a != b && self.hears[b][a]
+    }
+}
+
+/// An IP-level pipe at node `from` on its way to neighbour `to`: packets are delayed by `delay`
+/// and pass the impairments when they enter it, then go to the interface (seed 000/002's
+/// Dummynet at node C on the C -> D interface).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PipeConfig {
+    pub from: String,
+    pub to: String,
+    #[serde(skip)]
+    pub ends: [NodeId; 2],
+    #[serde(with = "serde_units::duration")]
+    pub delay: SimDuration,
+    pub impairments: Vec<Impairment>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChannel {
+    name: String,
+    #[serde(default = "default_standard")]
+    standard: String,
+    nodes: Vec<String>,
+    #[serde(default)]
+    data_rate: Option<Value>,
+    #[serde(default)]
+    basic_rate: Option<Value>,
+    #[serde(default)]
+    basic_rates: Option<Vec<Value>>,
+    #[serde(default = "default_preamble")]
+    preamble: String,
+    #[serde(default)]
+    rts_threshold: Option<Value>,
+    #[serde(default = "short_retry_limit")]
+    short_retry_limit: u32,
+    #[serde(default = "long_retry_limit")]
+    long_retry_limit: u32,
+    #[serde(default = "default_queue")]
+    queue: u32,
+    #[serde(default = "default_mtu")]
+    mtu: u32,
+    #[serde(default)]
+    hears: Option<Vec<[String; 2]>>,
+    #[serde(default)]
+    impairments: Vec<Value>,
+    #[serde(default)]
+    overhearing: Overhearing,
+}
+
+fn default_standard() -> String {
+    "802.11b".into()
+}
+fn default_preamble() -> String {
+    "long".into()
+}
+/// dot11ShortRetryLimit and dot11LongRetryLimit (802.11-2020 Annex C): attempts per frame.
+fn short_retry_limit() -> u32 {
+    7
+}
+fn long_retry_limit() -> u32 {
+    4
+}
+fn default_queue() -> u32 {
+    50
+}
+fn default_mtu() -> u32 {
+    1500
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPipe {
+    from: String,
+    to: String,
+    #[serde(default, with = "serde_units::duration")]
+    delay: SimDuration,
+    #[serde(default)]
+    impairments: Vec<Value>,
+}
+
+fn err(path: impl Into<String>, message: impl Into<String>) -> EngineError {
+    EngineError::config(path, message)
+}
+
+fn rate_names(rates: &[u64]) -> String {
+    rates.iter().map(|r| serde_units::format_rate(*r)).collect::<Vec<_>>().join(", ")
+}
+
+/// A rate of the channel's standard, from "11Mbps", 11000000 or "5.5Mbps".
+fn read_rate(v: &Value, standard: Standard, at: &str) -> Result<u64, EngineError> {
+    let rate = match v {
+        Value::String(s) => crate::units::parse_rate(s).map_err(|m| err(at, m))?,
+        Value::Number(n) => n.as_u64().ok_or_else(|| err(at, "must be a rate, e.g. \"11Mbps\""))?,
+        _ => return Err(err(at, "must be a rate, e.g. \"11Mbps\"")),
+    };
+    if !standard.rates().contains(&rate) {
+        return Err(err(
+            at,
+            format!("{} is not a rate of {}; one of {}", serde_units::format_rate(rate), standard.name(), rate_names(standard.rates())),
+        ));
+    }
+    Ok(rate)
+}
+
+/// Impairments that act on one frame attempt: they can only lose it (delay, reordering and
+/// route outages belong to the IP layer: a pipe).
+fn frame_impairment(imp: &Impairment) -> bool {
+    matches!(
+        imp,
+        Impairment::Bernoulli { .. } | Impairment::BitError { .. } | Impairment::PeriodicBurst { .. } | Impairment::GilbertElliott { .. }
+    )
+}
+
+/// Read `[[channels]]` (`lookup` resolves node names with the error path given).
+pub(crate) fn read_channels(
+    doc: &Value,
+    lookup: &dyn Fn(&str, String) -> Result<NodeId, EngineError>,
+) -> Result<Vec<ChannelConfig>, EngineError> {
+    let list = match doc.get("channels") {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(err("channels", "must be a list of [[channels]] tables")),
+    };
+    let mut out: Vec<ChannelConfig> = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let at = format!("channels.{i}");
+        let raw: RawChannel = typed(v, &at)?;
+        if let Some(j) = out.iter().position(|c| c.name == raw.name) {
+            return Err(err(format!("{at}.name"), format!("duplicate channel name {:?} (also channels.{j})", raw.name)));
+        }
+        let standard = Standard::parse(&raw.standard).ok_or_else(|| {
+            err(format!("{at}.standard"), format!("unknown standard {:?}; one of {}", raw.standard, Standard::NAMES.join(", ")))
+        })?;
+        let preamble = Preamble::parse(&raw.preamble)
+            .ok_or_else(|| err(format!("{at}.preamble"), format!("unknown preamble {:?}; one of long, short", raw.preamble)))?;
+        if preamble == Preamble::Short && standard == Standard::A {
+            return Err(err(format!("{at}.preamble"), "802.11a has no DSSS preamble to shorten; remove the key"));
+        }
+        if raw.nodes.len() < 2 {
+            return Err(err(format!("{at}.nodes"), format!("a channel needs at least two nodes, got {}", raw.nodes.len())));
+        }
+        let mut members = Vec::with_capacity(raw.nodes.len());
+        for (k, n) in raw.nodes.iter().enumerate() {
+            let id = lookup(n, format!("{at}.nodes.{k}"))?;
+            if members.contains(&id) {
+                return Err(err(format!("{at}.nodes.{k}"), format!("node {n:?} is listed twice")));
+            }
+            members.push(id);
+        }
+        let data_rate = match &raw.data_rate {
+            Some(v) => read_rate(v, standard, &format!("{at}.data_rate"))?,
+            None => *standard.rates().iter().max().expect("a standard has rates"),
+        };
+        let basic_rates = match (&raw.basic_rate, &raw.basic_rates) {
+            (Some(_), Some(_)) => return Err(err(format!("{at}.basic_rates"), "give basic_rate or basic_rates, not both")),
+            (Some(v), None) => vec![read_rate(v, standard, &format!("{at}.basic_rate"))?],
+            (None, Some(list)) if list.is_empty() => return Err(err(format!("{at}.basic_rates"), "must name at least one rate")),
+            (None, Some(list)) => list
+                .iter()
+                .enumerate()
+                .map(|(k, v)| read_rate(v, standard, &format!("{at}.basic_rates.{k}")))
+                .collect::<Result<Vec<_>, _>>()?,
+            // The mandatory rates each PHY's stations all support (802.11-2020 15.1, 17.1).
+            (None, None) => match standard {
+                Standard::B | Standard::G => vec![1_000_000, 2_000_000],
+                Standard::A => vec![6_000_000, 12_000_000, 24_000_000],
+            },
+        };
+        let rts_threshold = match &raw.rts_threshold {
+            None => None,
+            Some(Value::String(s)) if s == "off" => None,
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(t) if t <= MAX_RTS_THRESHOLD as u64 => Some(t as u32),
+                _ => return Err(err(format!("{at}.rts_threshold"), format!("must be 0-{MAX_RTS_THRESHOLD} bytes or \"off\", got {n}"))),
+            },
+            Some(other) => return Err(err(format!("{at}.rts_threshold"), format!("must be 0-{MAX_RTS_THRESHOLD} bytes or \"off\", got {other}"))),
+        };
+        for (key, limit) in [("short_retry_limit", raw.short_retry_limit), ("long_retry_limit", raw.long_retry_limit)] {
+            if !(1..=255).contains(&limit) {
+                return Err(err(format!("{at}.{key}"), format!("must be 1-255 attempts, got {limit}")));
+            }
+        }
+        if raw.queue == 0 {
+            return Err(err(format!("{at}.queue"), "must be at least 1 frame"));
+        }
+        if !(128..=phy::MAX_IP_PACKET).contains(&raw.mtu) {
+            return Err(err(
+                format!("{at}.mtu"),
+                format!(
+                    "must be between 128 and {} bytes (the largest 802.11 MSDU, {} bytes, less 8 of LLC/SNAP), got {}",
+                    phy::MAX_IP_PACKET,
+                    phy::MAX_MSDU,
+                    raw.mtu
+                ),
+            ));
+        }
+        let n = members.len();
+        let hears = match &raw.hears {
+            None => (0..n).map(|a| (0..n).map(|b| a != b).collect()).collect(),
+            Some(pairs) => {
+                let mut h = vec![vec![false; n]; n];
+                for (k, [x, y]) in pairs.iter().enumerate() {
+                    let station = |name: &str, e: usize| -> Result<usize, EngineError> {
+                        let id = lookup(name, format!("{at}.hears.{k}.{e}"))?;
+                        members.iter().position(|&m| m == id).ok_or_else(|| {
+                            err(format!("{at}.hears.{k}.{e}"), format!("node {name:?} is not on this channel; its nodes are {}", raw.nodes.join(", ")))
+                        })
+                    };
+                    let (a, b) = (station(x, 0)?, station(y, 1)?);
+                    if a == b {
+                        return Err(err(format!("{at}.hears.{k}"), format!("a pair names two different nodes; both are {x:?}")));
+                    }
+                    // Sensing is symmetric: equal powers and thresholds at every station.
+                    h[a][b] = true;
+                    h[b][a] = true;
+                }
+                h
+            }
+        };
+        let impairments = raw
+            .impairments
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let key = format!("{at}.impairments.{k}");
+                let imp = Impairment::from_value(v, &key)?;
+                if !frame_impairment(&imp) {
+                    return Err(err(
+                        format!("{key}.kind"),
+                        "a channel's impairments act on each frame attempt and can only lose it: bernoulli, bit_error, \
+                         periodic_burst, gilbert_elliott (delay, reordering and outages go in a [[pipes]] entry)",
+                    ));
+                }
+                Ok(imp)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push(ChannelConfig {
+            name: raw.name,
+            standard,
+            nodes: raw.nodes,
+            members,
+            data_rate,
+            basic_rates,
+            preamble,
+            rts_threshold,
+            short_retry_limit: raw.short_retry_limit,
+            long_retry_limit: raw.long_retry_limit,
+            queue: raw.queue,
+            mtu: raw.mtu,
+            hears,
+            hears_pairs: raw.hears,
+            impairments,
+            overhearing: raw.overhearing,
+        });
+    }
+    // One radio per node: a node on several channels sends at one rate on one standard.
+    for (i, c) in out.iter().enumerate() {
+        for (j, d) in out[..i].iter().enumerate() {
+            if let Some(&m) = c.members.iter().find(|m| d.members.contains(m)) {
+                if c.standard != d.standard || c.data_rate != d.data_rate {
+                    let name = &c.nodes[c.station_of(m).expect("member")];
+                    return Err(err(
+                        format!("channels.{i}.data_rate"),
+                        format!(
+                            "node {name:?} is also on channels.{j} ({} at {}); its radio cannot send {} at {} here",
+                            d.standard.name(),
+                            serde_units::format_rate(d.data_rate),
+                            c.standard.name(),
+                            serde_units::format_rate(c.data_rate)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read `[[pipes]]`.
+pub(crate) fn read_pipes(doc: &Value, lookup: &dyn Fn(&str, String) -> Result<NodeId, EngineError>) -> Result<Vec<PipeConfig>, EngineError> {
+    let list = match doc.get("pipes") {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(err("pipes", "must be a list of [[pipes]] tables")),
+    };
+    let mut out: Vec<PipeConfig> = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let at = format!("pipes.{i}");
+        let raw: RawPipe = typed(v, &at)?;
+        let ends = [lookup(&raw.from, format!("{at}.from"))?, lookup(&raw.to, format!("{at}.to"))?];
+        if ends[0] == ends[1] {
+            return Err(err(format!("{at}.to"), format!("a pipe leads to another node; from and to are both {:?}", raw.to)));
+        }
+        if let Some(j) = out.iter().position(|p| p.ends == ends) {
+            return Err(err(format!("{at}.to"), format!("pipes.{j} already sits on {} -> {}", raw.from, raw.to)));
+        }
+        let impairments = raw
+            .impairments
+            .iter()
+            .enumerate()
+            .map(|(k, v)| Impairment::from_value(v, &format!("{at}.impairments.{k}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.push(PipeConfig { from: raw.from, to: raw.to, ends, delay: raw.delay, impairments });
+    }
+    Ok(out)
+}

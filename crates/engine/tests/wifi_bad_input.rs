@@ -1,0 +1,139 @@
+//! Bad channel and pipe settings give one error naming the key path and what is allowed
+//! (docs/models/wifi.md "The channel in a scenario").
+
+use tcpenergy_engine::{EngineError, Scenario};
+
+fn base() -> String {
+    r#"
+[nodes]
+a = {}
+b = {}
+c = {}
+[[channels]]
+name = "adhoc"
+standard = "802.11b"
+nodes = ["a", "b", "c"]
+data_rate = "11Mbps"
+basic_rate = "2Mbps"
+rts_threshold = 1000
+[[flows]]
+name = "bulk"
+from = "a"
+to = "c"
+traffic = { kind = "bulk", bytes = "1MB" }
+"#
+    .to_string()
+}
+
+fn err_of(text: &str) -> (String, String) {
+    match Scenario::from_toml(text) {
+        Err(EngineError::Config { path, message }) => (path, message),
+        other => panic!("expected a config error for {text}, got {other:?}"),
+    }
+}
+
+fn edit(old: &str, new: &str) -> String {
+    let b = base();
+    assert!(b.contains(old), "{old}");
+    b.replacen(old, new, 1)
+}
+
+#[test]
+fn a_channel_network_needs_no_links_and_round_trips_through_its_normal_form() {
+    let s = Scenario::from_toml(&base()).unwrap();
+    let json = s.to_json();
+    assert!(json.contains("\"rts_threshold\":1000") && json.contains("\"basic_rates\":[\"2Mbps\"]"), "{json}");
+    let again = Scenario::from_json(&json, &[]).unwrap();
+    assert_eq!(again.to_json(), json);
+    let off = Scenario::from_toml(&edit("rts_threshold = 1000", "rts_threshold = \"off\"")).unwrap();
+    assert!(off.to_json().contains("\"rts_threshold\":\"off\""));
+}
+
+#[test]
+fn a_channel_naming_an_unknown_node_is_refused_with_the_nodes_there_are() {
+    let (path, msg) = err_of(&edit("nodes = [\"a\", \"b\", \"c\"]", "nodes = [\"a\", \"b\", \"x\"]"));
+    assert_eq!(path, "channels.0.nodes.2");
+    assert_eq!(msg, "unknown node \"x\"; nodes are a, b, c");
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "rts_threshold = 1000\nhears = [[\"a\", \"d\"]]"));
+    assert_eq!(path, "channels.0.hears.0.1");
+    assert!(msg.contains("unknown node \"d\""), "{msg}");
+}
+
+#[test]
+fn a_rate_outside_the_standard_is_refused_with_the_standards_rates() {
+    let (path, msg) = err_of(&edit("data_rate = \"11Mbps\"", "data_rate = \"54Mbps\""));
+    assert_eq!(path, "channels.0.data_rate");
+    assert_eq!(msg, "54Mbps is not a rate of 802.11b; one of 1Mbps, 2Mbps, 5500kbps, 11Mbps");
+    let (path, _) = err_of(&edit("basic_rate = \"2Mbps\"", "basic_rate = \"6Mbps\""));
+    assert_eq!(path, "channels.0.basic_rate");
+    let (path, msg) = err_of(&edit("standard = \"802.11b\"", "standard = \"802.11n\""));
+    assert_eq!(path, "channels.0.standard");
+    assert!(msg.contains("802.11b, 802.11a, 802.11g"), "{msg}");
+}
+
+#[test]
+fn an_rts_threshold_outside_0_to_2347_is_refused_ieee_802_11_dot11rtsthreshold() {
+    for bad in ["2348", "-1", "\"sometimes\""] {
+        let (path, msg) = err_of(&edit("rts_threshold = 1000", &format!("rts_threshold = {bad}")));
+        assert_eq!(path, "channels.0.rts_threshold");
+        assert!(msg.starts_with("must be 0-2347 bytes or \"off\""), "{msg}");
+    }
+    assert!(Scenario::from_toml(&edit("rts_threshold = 1000", "rts_threshold = 0")).is_ok());
+    assert!(Scenario::from_toml(&edit("rts_threshold = 1000", "rts_threshold = 2347")).is_ok());
+}
+
+#[test]
+fn an_mtu_above_the_largest_msdu_is_refused_seed_003_s3() {
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "rts_threshold = 1000\nmtu = 2297"));
+    assert_eq!(path, "channels.0.mtu");
+    assert!(msg.contains("between 128 and 2296 bytes"), "{msg}");
+    // 2296, the seeds' largest MTU, is allowed, and the flow's segments follow it.
+    let s = Scenario::from_toml(&edit("rts_threshold = 1000", "rts_threshold = 1000\nmtu = 2296")).unwrap();
+    assert_eq!(s.network.unwrap().flows[0].path_mtu, 2296);
+}
+
+#[test]
+fn a_node_on_two_channels_with_conflicting_rates_is_refused() {
+    let second = "[[channels]]\nname = \"other\"\nnodes = [\"b\", \"c\"]\ndata_rate = \"5.5Mbps\"\n";
+    let (path, msg) = err_of(&format!("{}{second}", base()));
+    assert_eq!(path, "channels.1.data_rate");
+    assert!(msg.contains("node \"b\" is also on channels.0 (802.11b at 11Mbps)"), "{msg}");
+    let same = second.replace("5.5Mbps", "11Mbps");
+    assert!(Scenario::from_toml(&format!("{}{same}", base())).is_ok());
+}
+
+#[test]
+fn impairments_that_delay_or_reorder_belong_in_a_pipe_not_a_channel() {
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "rts_threshold = 1000\nimpairments = [{ kind = \"reorder\", fraction = 0.1, extra_delay = \"5ms\" }]"));
+    assert_eq!(path, "channels.0.impairments.0.kind");
+    assert!(msg.contains("[[pipes]]"), "{msg}");
+    let (path, _) = err_of(&edit("rts_threshold = 1000", "rts_threshold = 1000\nimpairments = [{ kind = \"bernoulli\", p = 1.5 }]"));
+    assert_eq!(path, "channels.0.impairments.0.p");
+}
+
+#[test]
+fn a_pipe_must_sit_between_neighbours_and_a_channel_needs_two_nodes() {
+    let hears = edit("rts_threshold = 1000", "rts_threshold = 1000\nhears = [[\"a\", \"b\"], [\"b\", \"c\"]]");
+    let (path, msg) = err_of(&format!("{hears}[[pipes]]\nfrom = \"a\"\nto = \"c\"\ndelay = \"10ms\"\n"));
+    assert_eq!(path, "pipes.0.to");
+    assert!(msg.contains("no link or channel carries packets from \"a\" to \"c\""), "{msg}");
+    let (path, _) = err_of(&format!("{}[[pipes]]\nfrom = \"a\"\nto = \"b\"\ndelay = 5\n", base()));
+    assert_eq!(path, "pipes.0.delay");
+    let (path, msg) = err_of(&edit("nodes = [\"a\", \"b\", \"c\"]", "nodes = [\"a\"]"));
+    assert_eq!(path, "channels.0.nodes");
+    assert!(msg.contains("at least two nodes"), "{msg}");
+    let (path, _) = err_of(&edit("rts_threshold = 1000", "rts_threshold = 1000\nshort_retry_limit = 0"));
+    assert_eq!(path, "channels.0.short_retry_limit");
+    let (path, _) = err_of(&edit("rts_threshold = 1000", "rts_threshold = 1000\nwidth = 20"));
+    assert_eq!(path, "channels.0.width");
+}
+
+#[test]
+fn a_channel_faster_than_a_members_radio_is_refused() {
+    let text = format!("[energy]\ndefault_profile = \"singh2002-toshiba-wavelan\"\n{}", base())
+        .replace("standard = \"802.11b\"", "standard = \"802.11g\"")
+        .replace("data_rate = \"11Mbps\"", "data_rate = \"54Mbps\"");
+    let (path, msg) = err_of(&text);
+    assert_eq!(path, "channels.0.data_rate");
+    assert!(msg.contains("54Mbps is faster than the radio of node \"a\"") && msg.contains("11Mbps"), "{msg}");
+}
