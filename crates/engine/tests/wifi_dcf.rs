@@ -2,8 +2,8 @@
 //! Bianchi's model (JSAC 2000) and the single-station closed form.
 
 use tcpenergy_engine::net::wifi::bianchi;
-use tcpenergy_engine::net::wifi::dcf::{Dcf, DcfConfig, Out, Timer};
-use tcpenergy_engine::net::wifi::phy::{self, Standard};
+use tcpenergy_engine::net::wifi::dcf::{AirRole, Dcf, DcfConfig, FrameKind, Out, Timer};
+use tcpenergy_engine::net::wifi::phy::{self, Preamble, Standard};
 use tcpenergy_engine::sim::queue::EventQueue;
 use tcpenergy_engine::units::{SimDuration, SimTime};
 
@@ -297,6 +297,49 @@ fn rts_cts_resolves_hidden_terminals_10_3_2_4() {
     assert!(without > 0.3, "hidden senders' data frames collide at c: {without:.3}");
     assert!(with < 0.02, "behind RTS/CTS data frames are protected: {with:.3}");
     assert!(delivered_with > delivered_without, "{delivered_with} vs {delivered_without} frames");
+}
+
+#[test]
+fn an_rts_without_a_cts_lets_overhearing_stations_reset_their_nav_10_3_2_4() {
+    // a sends to b, which cannot hear it: a's RTS frames are never answered. x hears a and b. The
+    // NAV each RTS sets at x would last 3 SIFS + CTS + DATA + ACK; with no frame starting within
+    // 2 SIFS + CTS + aRxPHYStartDelay + 2 slots of the RTS end, x may reset it and contend.
+    let hears = vec![vec![false, true, false], vec![true, false, true], vec![false, true, false]];
+    let mut cfg = DcfConfig::dsss(3);
+    cfg.hears = hears;
+    cfg.rts_threshold = Some(0);
+    let mut dcf: Dcf<u32> = Dcf::new(cfg, Vec::new(), 5, "channels.0");
+    let outs = drive(&mut dcf, &[(0, 2), (1, 2)], u32::MAX, SimTime(5 * 1_000_000_000));
+    let micros = |d: SimDuration| d.0 as f64 / 1e3;
+    let cts = micros(phy::airtime(Standard::B, Preamble::Long, 2_000_000, phy::CTS_BYTES));
+    let ack = cts;
+    let data = micros(phy::airtime(Standard::B, Preamble::Long, 11_000_000, PACKET + phy::LLC_SNAP + phy::DATA_MAC_OVERHEAD));
+    let nav = 30.0 + cts + data + ack; // the RTS's duration field, us
+    let reset_wait = 20.0 + cts + 192.0 + 40.0;
+    let (mut last_rts_end, mut early, mut later) = (None::<f64>, 0, 0);
+    for o in &outs {
+        if let Out::Air { station, role: AirRole::Transmit, kind, start, end, .. } = *o {
+            let (start, end) = (start.0 as f64 / 1e3, end.0 as f64 / 1e3);
+            match (station, kind) {
+                (0, FrameKind::Rts) => last_rts_end = Some(end),
+                (1, _) => {
+                    // (x may pick the same slot as a: both start together, not after the RTS.)
+                    if let Some(r) = last_rts_end.take().filter(|r| start >= *r) {
+                        if start < r + nav {
+                            // Never before the reset could have happened, plus DIFS.
+                            assert!(start >= r + reset_wait + 50.0, "x sent {:.1} us after a's RTS", start - r);
+                            early += 1;
+                        } else {
+                            later += 1;
+                        }
+                    }
+                }
+                _ => last_rts_end = None,
+            }
+        }
+    }
+    assert!(early > 100, "x went ahead inside an unanswered RTS's NAV {early} times ({later} after it)");
+    assert!(dcf.counters(1).delivered + dcf.counters(2).delivered > 0);
 }
 
 mod random_channels {

@@ -77,6 +77,8 @@ pub enum TimerKind {
     Timeout,
     /// The NAV set by an overheard frame runs out.
     NavEnd,
+    /// Check whether an overheard RTS was followed by anything (10.3.2.4: NAV reset).
+    NavReset,
 }
 
 /// Kinds of frames on the air.
@@ -239,6 +241,10 @@ struct Station<P> {
     audible: u32,
     rx: Rx,
     nav_until: SimTime,
+    /// Bumped whenever the NAV is extended: a NAV reset applies only to the RTS that set it.
+    nav_gen: u32,
+    /// When the last transmission this station hears began.
+    last_rx_start: SimTime,
     idle_since: SimTime,
     eifs: bool,
     next_seq: u16,
@@ -286,6 +292,8 @@ impl<P: Copy> Dcf<P> {
                 audible: 0,
                 rx: Rx::Nothing,
                 nav_until: SimTime::ZERO,
+                nav_gen: 0,
+                last_rx_start: SimTime::ZERO,
                 idle_since: SimTime::ZERO,
                 eifs: false,
                 next_seq: 0,
@@ -376,6 +384,7 @@ impl<P: Copy> Dcf<P> {
         let stale = match t.kind {
             TimerKind::Contend => s.contend_gen != t.gen,
             TimerKind::Timeout => s.exchange_gen != t.gen,
+            TimerKind::NavReset => s.nav_gen != t.gen,
             TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd => false,
         };
         if stale {
@@ -391,7 +400,27 @@ impl<P: Copy> Dcf<P> {
                     self.became_idle(i, now);
                 }
             }
+            TimerKind::NavReset => {
+                // No frame began since the RTS ended: its exchange did not happen.
+                let since = SimTime(now.0 - self.nav_reset_wait().0);
+                let s = &mut self.stations[i];
+                if s.last_rx_start < since && s.nav_until > now {
+                    s.nav_until = now;
+                    s.nav_gen = s.nav_gen.wrapping_add(1);
+                    if self.medium_idle(i, now) {
+                        self.became_idle(i, now);
+                    }
+                }
+            }
         }
+    }
+
+    /// 10.3.2.4: a station whose NAV an RTS set may reset it when no frame starts within
+    /// 2 x SIFS + CTS + aRxPHYStartDelay + 2 slots after the RTS ends.
+    fn nav_reset_wait(&self) -> SimDuration {
+        let t = &self.timing;
+        let rx_start = phy::rx_start_delay(self.cfg.preamble, self.control_rate);
+        SimDuration(2 * t.sifs.0 + self.control_air(FrameKind::Cts).0 + rx_start.0 + 2 * t.slot.0)
     }
 
     // ---- airtime of each frame kind ----------------------------------------------------
@@ -630,6 +659,7 @@ impl<P: Copy> Dcf<P> {
                 _ => Rx::Garbled,
             };
             st.audible += 1;
+            st.last_rx_start = now;
             if was_idle {
                 self.freeze(h, now);
             }
@@ -694,6 +724,14 @@ impl<P: Copy> Dcf<P> {
                         self.receive(h, i, frame, now);
                     } else if frame.duration.0 > 0 {
                         self.set_nav(h, now + frame.duration);
+                        if frame.kind == FrameKind::Rts && self.stations[h].nav_until == now + frame.duration {
+                            let t = Timer {
+                                station: h as u32,
+                                kind: TimerKind::NavReset,
+                                gen: self.stations[h].nav_gen,
+                            };
+                            self.out.push(Out::Schedule(now + self.nav_reset_wait(), t));
+                        }
                     }
                 } else {
                     self.stations[h].eifs = true;
@@ -751,6 +789,7 @@ impl<P: Copy> Dcf<P> {
         let s = &mut self.stations[h];
         if until > s.nav_until {
             s.nav_until = until;
+            s.nav_gen = s.nav_gen.wrapping_add(1);
             let t = Timer {
                 station: h as u32,
                 kind: TimerKind::NavEnd,
