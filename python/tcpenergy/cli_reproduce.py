@@ -10,6 +10,7 @@ import typer
 
 from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
 from tcpenergy.reproduce import PARTS, describe, known_papers
+from tcpenergy.reproduce.common import DEFAULT_NETWORK, NETWORK_PAPERS, NETWORKS, PATH, TESTBED, recorded_network
 
 
 def _known() -> str:
@@ -39,6 +40,12 @@ def reproduce_command(
         "--values", metavar="V1,V2,...",
         help="With --sensitivity: the values to sweep (non-negative numbers; default: the key's registered "
              "sweep). The profile's own value is always added.")] = None,
+    network: Annotated[Optional[str], typer.Option(
+        "--network", metavar="testbed|path", show_default=False,
+        help=f"seed-000 and seed-002: 'testbed' runs the paper's experiments on the 802.11b chain with Dummynet "
+             "at node c (and seed 000's Table 1 also with RTS/CTS on), 'path' on the 2 Mbit/s path abstraction "
+             f"(default: {DEFAULT_NETWORK}, 2-4x faster). A rerun into the same --out keeps its network unless "
+             "this is given. See docs/reproduce/seed-000.md.")] = None,
 ) -> None:
     """Run a seed paper's experiments, check its claims, and write a report.
 
@@ -61,15 +68,24 @@ def reproduce_command(
         _fail(f"--out: {out} exists and is not a directory", EXIT_USAGE)
     if values is not None and sensitivity is None:
         _fail("--values needs --sensitivity KEY (the profile figure the values are for)", EXIT_USAGE)
+    if network is not None and network not in NETWORKS:
+        _fail(f"--network must be one of {', '.join(NETWORKS)}, got {network!r}", EXIT_USAGE)
+    if network is not None and paper not in NETWORK_PAPERS:
+        _fail(f"{paper} has no --network; it applies to {', '.join(NETWORK_PAPERS)}", EXIT_USAGE)
     if sensitivity is not None:
+        # The profile sweep sets the single-path form's sender and receiver profiles, and rewrites
+        # OUT's report from a path reproduction: neither fits a testbed reproduction.
+        if paper in NETWORK_PAPERS and network == TESTBED:
+            _fail("--sensitivity runs on the path network only; drop --network testbed", EXIT_USAGE)
+        if paper in NETWORK_PAPERS and recorded_network(out) == TESTBED:
+            _fail(f"--sensitivity runs on the path network only, and {out} holds a testbed reproduction; "
+                  "use another --out", EXIT_USAGE)
         _sensitivity(paper, out, sensitivity, values, quick, jobs, part)
         return
-    from tcpenergy.reproduce import reproduce
 
     with _reporting_errors():
         try:
-            outcome = reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part,
-                                log=lambda message: typer.echo(message, err=True))
+            outcome = _reproduce(paper, out, quick, jobs, part, network)
         except KeyboardInterrupt:
             typer.echo("interrupted: every run that ended so far is stored in "
                        f"{out / 'runs.duckdb'}; run the same command again to resume", err=True)
@@ -88,6 +104,26 @@ def reproduce_command(
         typer.echo(f"{outcome.failed_runs} runs failed (stored with their error; re-run to retry them)",
                    err=True)
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _reproduce(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Optional[str],
+               network: Optional[str]):
+    """The reproduction; seeds 000 and 002 on ``network`` (None: the one OUT's reproduction ran on,
+    else the command line's default)."""
+    from tcpenergy.reproduce import reproduce
+
+    def log(message: str) -> None:
+        typer.echo(message, err=True)
+
+    if paper not in NETWORK_PAPERS:
+        return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part, log=log)
+    from importlib import import_module
+
+    from tcpenergy.reproduce import PAPERS
+
+    chosen = network or recorded_network(out) or DEFAULT_NETWORK
+    log(f"network: {chosen}" + ("" if chosen == PATH else " (802.11b chain a-b-c-d, Dummynet at c)"))
+    return import_module(PAPERS[paper][0]).run(out, quick=quick, jobs=jobs, progress=True, log=log, network=chosen)
 
 
 def _completeness(outcome) -> str:

@@ -5,6 +5,11 @@ some claims need (an idle-power what-if, a loss-matched control for the bursty c
 drops in one window, and the cited 2 Mbit/s testbed of its ref [7]); then every S000 claim is
 judged from the stored runs (claims.py) and a report is written.
 
+Two networks (``network``): ``testbed``, the measured 3-hop 802.11b chain with Dummynet at node c
+(scenarios/singh2002-testbed.toml), where Table 1 also runs with RTS/CTS on; or ``path``, the chain
+abstracted as one 2 Mbit/s end-to-end path (scenarios/singh2002-*.toml). The sweeps that re-create
+cited experiments (window drops, ref [7]) are not the chain and run on a path either way.
+
 Modelling choices are explained in docs/reproduce/seed-000.md; the base scenarios mirror
 scenarios/singh2002-*.toml (which are not shipped in the wheel, so they are built here).
 """
@@ -17,9 +22,9 @@ from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, Transform, incomplete_count, kept, left_out,
-                                        load_runs, output_layout, random_phase, run_experiments, select_runs,
-                                        table_section)
+from tcpenergy.reproduce.common import (FREEBSD43, PATH, TESTBED, Experiment, Outcome, Transform, incomplete_count,
+                                        kept, left_out, load_runs, output_layout, random_phase, run_experiments,
+                                        select_runs, table_section)
 
 PAPER_ID = "seed-000"
 TITLE = "Reproduction of seed 000: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"
@@ -34,13 +39,21 @@ FULL_REPETITIONS = 10  # the paper: 10-15 runs per setting, 90 % confidence inte
 QUICK_REPETITIONS = 3
 DEVICE = "singh2002-toshiba-wavelan"  # the measured Toshiba sender, 18 W idle (seed 000 §5)
 
-# The impairment keys the sweeps vary.
+# The impairment keys the sweeps vary, by their path-form names (on the testbed,
+# common.testbed_key gives the pipes' keys, and common.logical_columns maps the runs back).
 LOSS_KEY = "path.forward.impairments.0.p"
 REORDER_KEYS = ("path.forward.impairments.0.fraction", "path.reverse.impairments.0.fraction")
 BASE_POWER_KEY = "energy.sender.platform.base_power_w"
 
+# RTS/CTS on (testbed only): every unicast frame, data and TCP ACK alike, goes after RTS/CTS. The
+# paper gives no threshold; 0 is the card's setting that turns the handshake on for everything,
+# and the strongest test of "quite similar" (the most control airtime). Off: the card's "off".
+RTS_ON = 0
+RTS_OFF = "off"
+
 # Sweep names (the `sweep` column of the store).
 RANDOM = "s000-random-loss"
+RANDOM_RTS = "s000-random-loss-rtscts"  # Table 1 with RTS/CTS on (testbed only)
 BURSTY = "s000-bursty-loss"
 REORDER = "s000-reordering"  # + "-1pct" / "-5pct"
 WHATIF = "s000-whatif-idle-power"
@@ -79,6 +92,41 @@ def _scenario(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence
         "traffic": {"kind": "bulk", "bytes": transfer},
         "energy": {"sender": sender, "receiver": DEVICE, "radio_policy": radio_policy},
     }
+
+
+def _testbed(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[Mapping[str, Any]],
+             *, mtu: int = 1500, delay: str = "40ms", sender: Any = None, radio_policy: str = "always_on",
+             rts_threshold: Any = RTS_OFF) -> Dict[str, Any]:
+    """A seed-000 scenario on the testbed chain: FreeBSD 4.3 without limited transmit, as
+    ``_scenario``; ``delay`` is Dummynet's delay on c -> d, the whole average RTT (the chain adds
+    its own few milliseconds; docs/reproduce/seed-000.md)."""
+    return common.testbed_scenario(name, forward, reverse, delay=delay, mtu=mtu, device=DEVICE, sender=sender,
+                                   radio_policy=radio_policy, rts_threshold=rts_threshold,
+                                   tcp={"variant": "sack", "limited_transmit": False, **FREEBSD43})
+
+
+def testbed_random_loss_base(rts_threshold: Any = RTS_OFF) -> Dict[str, Any]:
+    """Table 1 on the chain: uniform random loss in Dummynet's pipe c -> d (data packets)."""
+    name = "singh2002-testbed-random-loss" + ("-rtscts" if rts_threshold != RTS_OFF else "")
+    return _testbed(name, [{"kind": "bernoulli", "p": 0.05}], [], rts_threshold=rts_threshold)
+
+
+def testbed_bursty_loss_base() -> Dict[str, Any]:
+    """Table 2 on the chain: the burst in both pipes at c (data and ACKs), one phase per run."""
+    burst = random_phase({"kind": "periodic_burst", "p": 0.85, "on": "1s", "every": "12s"}, "burst")
+    return _testbed("singh2002-testbed-bursty-loss", [burst], [burst])
+
+
+def testbed_reordering_base(fraction: float = 0.05) -> Dict[str, Any]:
+    """Table 3 on the chain: data and ACKs held back 20 ms in the pipes at c."""
+    reorder = {"kind": "reorder", "fraction": fraction, "extra_delay": "20ms"}
+    return _testbed("singh2002-testbed-reordering", [reorder], [reorder])
+
+
+def testbed_whatif_base() -> Dict[str, Any]:
+    """The idle-power what-if on the chain: node a with the perfectly sleeping radio."""
+    return _testbed("singh2002-testbed-random-loss-whatif-idle", [{"kind": "bernoulli", "p": 0.05}], [],
+                    sender=sleeping_radio_profile(), radio_policy="ideal")
 
 
 def random_loss_base() -> Dict[str, Any]:
@@ -152,13 +200,45 @@ def repetitions(quick: bool) -> int:
     return QUICK_REPETITIONS if quick else FULL_REPETITIONS
 
 
-def experiments(quick: bool = False) -> List[Experiment]:
-    """The first-stage sweeps (everything whose definition does not depend on results)."""
+def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
+    """The first-stage sweeps (everything whose definition does not depend on results), on
+    ``network``: the paper's tables and the what-if on the testbed chain (Table 1 once more with
+    RTS/CTS on) or on the path; the cited experiments on a path either way."""
+    common.check_network(network)
+    exps = _path_experiments(quick)
+    if network == PATH:
+        return exps
+    return _on_testbed(exps)
+
+
+_CITED = (DROPS, CITED7)  # re-created cited experiments: not the chain, a path in both modes
+_PATH_ONLY_OFF = " (RTS/CTS on needs the MAC: --network testbed)"
+
+
+def _on_testbed(exps: Sequence[Experiment]) -> List[Experiment]:
+    bases = {RANDOM: testbed_random_loss_base(), BURSTY: testbed_bursty_loss_base(), WHATIF: testbed_whatif_base(),
+             **{reorder_sweep(f): testbed_reordering_base(f) for f in REORDER_FRACTIONS}}
+    out: List[Experiment] = []
+    for exp in exps:
+        if exp.name in _CITED:
+            out.append(exp)
+            continue
+        tb = common.testbed_experiment(exp, bases[exp.name],
+                                       exp.description.replace(_PATH_ONLY_OFF, "") + " (testbed chain)")
+        out.append(tb)
+        if exp.name == RANDOM:
+            out.append(Experiment(RANDOM_RTS, "Table 1: random uniform loss, RTS/CTS on (threshold "
+                                              f"{RTS_ON} bytes: every frame; testbed chain)",
+                                  testbed_random_loss_base(RTS_ON), dict(tb.axes), tb.repetitions, dict(tb.fixed)))
+    return out
+
+
+def _path_experiments(quick: bool) -> List[Experiment]:
     reps = repetitions(quick)
     variants = list(VARIANTS)
     rtts = list(RTTS)
     out = [
-        Experiment(RANDOM, "Table 1: random uniform loss (RTS/CTS off; RTS/CTS is not modelled)",
+        Experiment(RANDOM, f"Table 1: random uniform loss, RTS/CTS off{_PATH_ONLY_OFF}",
                    random_loss_base(),
                    {"tcp.variant": variants, LOSS_KEY: list(LOSS_RATES), "path.mtu": list(MTUS), "rtt": rtts},
                    reps),
@@ -194,13 +274,17 @@ def experiments(quick: bool = False) -> List[Experiment]:
     return out
 
 
-def matched_experiment(forward_p: float, reverse_p: float, quick: bool = False) -> Experiment:
+def matched_experiment(forward_p: float, reverse_p: float, quick: bool = False, network: str = PATH) -> Experiment:
     """Second stage (claim C35): random uniform loss at the loss rates measured in the bursty runs."""
-    base = _scenario("s000-bursty-matched-random", [{"kind": "bernoulli", "p": forward_p}],
-                     [{"kind": "bernoulli", "p": reverse_p}])
-    return Experiment(MATCHED, "Control for claim C35: uniform loss with the bursty runs' average loss rates "
-                               f"(forward {forward_p:.4f}, reverse {reverse_p:.4f}), MTU 1500",
-                      base, {"tcp.variant": list(VARIANTS), "rtt": list(RTTS)}, repetitions(quick))
+    forward, reverse = [{"kind": "bernoulli", "p": forward_p}], [{"kind": "bernoulli", "p": reverse_p}]
+    exp = Experiment(MATCHED, "Control for claim C35: uniform loss with the bursty runs' average loss rates "
+                              f"(forward {forward_p:.4f}, reverse {reverse_p:.4f}), MTU 1500",
+                     _scenario("s000-bursty-matched-random", forward, reverse),
+                     {"tcp.variant": list(VARIANTS), "rtt": list(RTTS)}, repetitions(quick))
+    if common.check_network(network) == TESTBED:
+        exp = common.testbed_experiment(exp, _testbed("s000-testbed-bursty-matched-random", forward, reverse),
+                                        exp.description + " (testbed chain)")
+    return exp
 
 
 def write_experiment(exp: Experiment, directory: Path) -> Path:
@@ -214,44 +298,47 @@ def write_experiment(exp: Experiment, directory: Path) -> Path:
 
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
         log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
-        keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
+        keep: Optional[AbstractSet[str]] = None, report: bool = True, network: Optional[str] = None) -> Outcome:
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
-    ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
-    the sweeps to run (None: all; the loss-matched control runs only when kept); ``report=False``:
-    judge the claims without writing the report."""
+    ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
+    ``common.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    runs (None: run them as defined); ``keep``: the sweeps to run (None: all; the loss-matched
+    control runs only when kept); ``report=False``: judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce import seed000_claims
 
     started = time.perf_counter()
+    network = common.check_network(network or common.recorded_network(out_dir) or common.DEFAULT_NETWORK)
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
+    common.record_network(out_dir, network)
 
-    exps = experiments(quick)
+    exps = experiments(quick, network)
     failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
     skipped = left_out(exps, keep)
 
     if kept(MATCHED, keep):  # its loss rates are measured in the bursty runs just stored
-        frame = load_runs(store_path)
+        frame = common.logical_columns(load_runs(store_path))
         first = claims_mod.usable_runs(select_runs(frame, exps))
         fwd, rev = seed000_claims.measured_burst_loss(first)
-        matched = matched_experiment(fwd, rev, quick)
+        matched = matched_experiment(fwd, rev, quick, network)
         failed += run_experiments([matched], sweeps_dir, store_path, jobs, progress, log, write_experiment,
                                   transform)
         exps.append(matched)
     else:
         skipped.append(MATCHED)
 
-    frame = load_runs(store_path)
+    frame = common.logical_columns(load_runs(store_path))
     runs = select_runs(frame, exps)
     # C01 compares a fitted slope with the idle power of the profile the random-loss runs used.
     random_exp = next(e for e in exps if e.name == RANDOM)
     sender = common.node_profile((transform(random_exp) if transform else random_exp).base, "sender")
     # The claims count n complete / n run, so they see every attempted run (failed ones included).
     results = seed000_claims.evaluate(select_runs(frame, exps, all_runs=True), claims_mod.load_claims(),
-                                      quick=quick, sender_profile=sender)
+                                      quick=quick, sender_profile=sender, network=network)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     tally = claims_mod.tally(results)
-    files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
+    files = write_report(runs, results, out_dir, exps, quick=quick, network=network) if report else []
     wall = time.perf_counter() - started
     return Outcome(out_dir, results, tally, len(runs), wall, files, failed, incomplete_count(runs), skipped)
 
@@ -260,6 +347,8 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
 # Report
 # --------------------------------------------------------------------------------------------
 
+# The figures' panels: the paper's tables with RTS/CTS off, as its figures (the RTS/CTS-on runs are
+# compared in a table, "RTS/CTS on vs off", and in claim S000-C42).
 PAPER_TABLES = (RANDOM, BURSTY) + tuple(reorder_sweep(f) for f in REORDER_FRACTIONS)
 CONDITION = "label.condition"
 
@@ -289,7 +378,22 @@ def paper_frame(runs):
     return frame[keep].drop(columns="_order").reset_index(drop=True)
 
 
-def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
+def network_text(network: str) -> str:
+    """How the paper's chain is run, in words (report and docs)."""
+    if network == TESTBED:
+        return ("Network: the testbed chain (--network testbed): four 802.11b stations in one collision "
+                "domain, 11 Mbit/s data, 2 Mbit/s control frames, long preamble, static routes a -> b -> c -> d, "
+                "and Dummynet at node c: a pipe towards d carrying the whole average RTT as its delay and the "
+                "condition's impairments, and a pipe towards b for the conditions that hit ACKs too. Table 1 "
+                f"runs twice, RTS/CTS off and on (threshold {RTS_ON} bytes: every frame), for claim S000-C42. "
+                "The cited experiments (window drops, ref [7]) are not the chain and run on a path.")
+    return ("Network: the path abstraction (--network path): the chain as a 2 Mbit/s end-to-end link with "
+            "the average RTT split evenly over the two directions. RTS/CTS (Table 1's RTS/CTS axis and claim "
+            "S000-C42) needs the chain's MAC, so all runs correspond to the paper's RTS/CTS-off case; "
+            "--network testbed runs it.")
+
+
+def _setup_section(exps: Sequence[Experiment], runs, quick: bool, network: str = PATH):
     rows = []
     for exp in exps:
         n = int((runs["sweep"] == exp.name).sum())
@@ -297,11 +401,8 @@ def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
                      f"sweeps/{exp.name}.sweep.toml"])
     intro = ("What was run: one sweep per table of the paper plus the supplementary sweeps some claims need; "
              "every sweep file and its base scenario are written under sweeps/ and can be rerun with "
-             "`tcpenergy sweep`. The paper's path is abstracted as a 2 Mbit/s end-to-end link with the "
-             "average RTT split evenly over the two directions (docs/reproduce/seed-000.md explains every "
-             "modelling choice). RTS/CTS (Table 1's RTS/CTS axis and claim S000-C42) is left out: there is "
-             "no 802.11 MAC model yet, so all runs correspond to the paper's RTS/CTS-off case."
-             + (" Quick mode: 3 seeds per setting instead of 10." if quick else ""))
+             "`tcpenergy sweep`. " + network_text(network) + " docs/reproduce/seed-000.md explains every "
+             "modelling choice." + (" Quick mode: 3 seeds per setting instead of 10." if quick else ""))
     return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
@@ -321,6 +422,33 @@ def _table4_section(results: Sequence[Mapping[str, Any]]):
                          "Table 4: paper vs reproduction")
 
 
+def _rtscts_section(runs):
+    """Table 1 with RTS/CTS off and on (testbed): each variant's E and goodput, mean over the RTT
+    sweep and seeds, and the change (claim S000-C42 judges it)."""
+    from tcpenergy.experiments.completeness import complete_runs
+
+    df = complete_runs(runs[runs["sweep"].isin((RANDOM, RANDOM_RTS))])
+    means = df.groupby(["sweep", "path.mtu", LOSS_KEY, "tcp.variant"])[
+        ["energy.sender.per_bit_total_uj", "flow.goodput_bps"]].mean()
+    rows = []
+    for mtu in MTUS:
+        for loss in LOSS_RATES:
+            for v in VARIANTS:
+                try:
+                    off = means.loc[(RANDOM, mtu, loss, v)]
+                    on = means.loc[(RANDOM_RTS, mtu, loss, v)]
+                except KeyError:
+                    continue
+                e0, e1 = off.iloc[0], on.iloc[0]
+                g0, g1 = off.iloc[1] / 1e3, on.iloc[1] / 1e3
+                rows.append([f"MTU {mtu} / {loss * 100:g} % loss", VARIANT_NAMES[v], f"{e0:.2f}", f"{e1:.2f}",
+                             f"{e1 / e0 - 1:+.1%}", f"{g0:.0f}", f"{g1:.0f}", f"{g1 / g0 - 1:+.1%}"])
+    intro = (f"Table 1 on the testbed chain with RTS/CTS off and on (threshold {RTS_ON} bytes: every frame), each "
+             "variant's mean over the RTT sweep and seeds (complete runs). Claim S000-C42 judges these.")
+    return table_section(["cell", "variant", "E off (µJ/bit)", "E on", "E change", "goodput off (kbit/s)",
+                          "goodput on", "goodput change"], rows, intro, "RTS/CTS on vs off")
+
+
 def _supplement_section(runs):
     df = runs[runs["sweep"] == DROPS]
     rows = []
@@ -337,7 +465,7 @@ def _supplement_section(runs):
 
 
 def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],
-                 quick: bool = False) -> List[Path]:
+                 quick: bool = False, network: str = PATH) -> List[Path]:
     from tcpenergy.report import write_report as _write_report
     from tcpenergy.report.layout import Layout
     from tcpenergy.reproduce import claims as claims_mod
@@ -351,8 +479,10 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
              "only where the paper claims a measurable difference. A chain holds only if every pair it "
              "relates holds. 'consistency': holds, but could not fail in the model (not counted as "
              "reproduced). The same list is in claims.json.")
-    sections = [_setup_section(exps, runs, quick), claims_mod.checklist_section(results, intro),
+    sections = [_setup_section(exps, runs, quick, network), claims_mod.checklist_section(results, intro),
                 _table4_section(results), _supplement_section(runs)]
+    if network == TESTBED:
+        sections.insert(3, _rtscts_section(runs))
     frame = paper_frame(runs)
     layout = Layout(x="label.rtt", line="label.tcp.variant", panels=(CONDITION,))
     paths = _write_report(frame, Path(out_dir) / "report", title=TITLE, level=claims_mod.LEVEL,

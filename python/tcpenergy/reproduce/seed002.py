@@ -10,20 +10,26 @@ Modelling choices (docs/reproduce/seed-002.md):
   (the sweep's ``rtt`` axis set to ``low``) and the forward direction carries a jitter impairment
   {min = 0, max = high - low, keep_order = true}. A sweep cannot couple two keys, so there is one
   sweep per condition and RTT range; the range is recovered from the sweep name.
-* The path is the 2 Mbit/s abstraction of seed 000 (scenarios/seed002-*.toml).
+* Two networks (``network``): ``testbed``, the measured 4-node 802.11b chain with Dummynet at node
+  c (scenarios/singh2002-testbed.toml): the RTT range's low end is the delay of the pipe c -> d,
+  which also holds the jitter and the condition's impairments, and a pipe c -> b holds those that
+  hit ACKs too; or ``path``, the 2 Mbit/s abstraction of seed 000 (scenarios/seed002-*.toml). The
+  congestion condition needs RED with ECN marking at router B, which the 802.11 MAC's drop-tail
+  queue does not have, so it runs on the path on both networks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, Experiment, Outcome, Transform, incomplete_count, left_out,
-                                        load_runs, output_layout, random_phase, run_experiments, select_runs,
-                                        table_section)
+from tcpenergy.reproduce.common import (FREEBSD43, PATH, TESTBED, Experiment, Outcome, Transform, incomplete_count,
+                                        left_out, load_runs, output_layout, random_phase, run_experiments,
+                                        select_runs, table_section)
 
 PAPER_ID = "seed-002"
 TITLE = "Reproduction of seed 002: energy of TCP-SACK and TCP-ECN-ELFN over a 4-node ad hoc chain"
@@ -41,7 +47,8 @@ LEVEL = 0.95
 CLAIMS_FILE = "claims_s002.yaml"
 DEVICE = "singh2002-toshiba-wavelan"  # the same Toshiba laptops and WaveLAN cards as seed 000
 
-# Forward impairment 0 is always the RTT jitter; the condition's own impairments follow.
+# Forward impairment 0 is always the RTT jitter; the condition's own impairments follow. Path-form
+# names (on the testbed common.testbed_key gives the pipes' keys; common.logical_columns maps back).
 JITTER_MAX_KEY = "path.forward.impairments.0.max"
 LOSS_KEY = "path.forward.impairments.1.p"
 REORDER_KEYS = ("path.forward.impairments.1.fraction", "path.reverse.impairments.0.fraction")
@@ -90,6 +97,10 @@ def jitter(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
     return {"kind": "jitter", "min": "0ms", "max": f"{high - low}ms", "keep_order": True}
 
 
+# Route failures: the 6 h cap (see route_failure_base).
+ROUTE_STOP_AFTER = "6h"
+
+
 def _direction(impairments: Sequence[Mapping[str, Any]], queue: int = 100) -> Dict[str, Any]:
     return {"rate": "2Mbps", "delay": "20ms", "queue": queue, "impairments": [dict(i) for i in impairments]}
 
@@ -120,7 +131,7 @@ def route_failure_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
     # steadily (about 1 MB per 20 min at RTT 120-140 ms; hundreds of timeouts) and needs up to
     # about 2.3 h for 5 MB; ttcp ran each transfer to its end, so the run may too. The 1 h
     # default cap would cut these runs short; a run that stops progressing still ends here.
-    scenario["stop_after"] = "6h"
+    scenario["stop_after"] = ROUTE_STOP_AFTER
     return scenario
 
 
@@ -149,6 +160,40 @@ def congestion_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
                      tcp={"receive_buffer": "16KB"}, forward_extra=extra, queue=60)
 
 
+def _testbed(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[Mapping[str, Any]],
+             rtt_range: Tuple[int, int], *, tcp: Optional[Mapping[str, Any]] = None,
+             stop_after: Optional[str] = None) -> Dict[str, Any]:
+    """A seed-002 scenario on the testbed chain: the pipe c -> d holds the range's low end as its
+    delay (the whole RTT: the pipe c -> b has none) and the jitter, then the condition's impairments;
+    the tcp section as ``_scenario``'s."""
+    return common.testbed_scenario(name, [jitter(rtt_range), *forward], reverse, delay=f"{rtt_range[0]}ms",
+                                   device=DEVICE, stop_after=stop_after,
+                                   tcp={"variant": "ecn-elfn", **FREEBSD43, **dict(tcp or {})})
+
+
+def testbed_route_failure_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
+    """Route failure on the chain: Dummynet at c cuts both pipes at once (notifying the sender from
+    the data direction), plus random loss on c -> d."""
+    outage = random_phase({"kind": "outage", "down": "5s", "every": "15s"}, "route")
+    notified = dict(outage, notify={"delay": "10ms", "restore": True})
+    return _testbed("seed002-testbed-route-failure", [{"kind": "bernoulli", "p": 0.01}, notified], [outage],
+                    rtt_range, tcp={"elfn_probe_interval": "1s"}, stop_after=ROUTE_STOP_AFTER)
+
+
+def testbed_reordering_base(rtt_range: Tuple[int, int], fraction: float) -> Dict[str, Any]:
+    reorder = {"kind": "reorder", "fraction": fraction, "extra_delay": "20ms"}
+    return _testbed("seed002-testbed-reordering", [reorder], [reorder], rtt_range)
+
+
+def testbed_random_loss_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
+    return _testbed("seed002-testbed-random-loss", [{"kind": "bernoulli", "p": 0.01}], [], rtt_range)
+
+
+def testbed_bursty_loss_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
+    burst = random_phase({"kind": "periodic_burst", "p": 0.85, "on": "1s", "every": "12s"}, "burst")
+    return _testbed("seed002-testbed-bursty-loss", [burst], [burst], rtt_range)
+
+
 def congestion_trace(seed: int = 1):
     """The sender's traced cwnd in seed 002's Fig 8 setting (congestion, MTU 1500, 1 % loss, RTT
     10-20 ms, ECN-ELFN): the record and the trace frame, for the cwnd check of S002-C60."""
@@ -170,8 +215,33 @@ def repetitions(quick: bool) -> int:
     return QUICK_REPETITIONS if quick else FULL_REPETITIONS
 
 
-def experiments(quick: bool = False) -> List[Experiment]:
-    """Every sweep: one per network condition (Table 3) and RTT range (Table 2)."""
+def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
+    """Every sweep: one per network condition (Table 3) and RTT range (Table 2), on ``network``
+    (congestion on the path either way: it needs RED/ECN at router B)."""
+    common.check_network(network)
+    exps = _path_experiments(quick)
+    if network == PATH:
+        return exps
+    out = []
+    for exp in exps:
+        condition, rtt_range = parse_sweep_name(exp.name)
+        if condition == CONGESTION:
+            out.append(dataclasses.replace(exp, description=exp.description + " (path: RED/ECN needs router B's "
+                                                                              "queue)"))
+            continue
+        if condition == ROUTE:
+            base = testbed_route_failure_base(rtt_range)
+        elif condition.startswith(REORDER):
+            base = testbed_reordering_base(rtt_range, exp.fixed[REORDER_KEYS[0]])
+        elif condition == RANDOM:
+            base = testbed_random_loss_base(rtt_range)
+        else:
+            base = testbed_bursty_loss_base(rtt_range)
+        out.append(common.testbed_experiment(exp, base, exp.description + " (testbed chain)"))
+    return out
+
+
+def _path_experiments(quick: bool) -> List[Experiment]:
     reps = repetitions(quick)
     variants, mtus, losses = list(VARIANTS), list(MTUS), list(LOSS_RATES)
     out: List[Experiment] = []
@@ -361,28 +431,40 @@ def table5_section(frame):
     return table_section(header, table5_rows(frame), intro, "Table 5: transmissions and timeouts")
 
 
-def setup_section(exps: Sequence[Experiment], runs, quick: bool):
+def network_text(network: str) -> str:
+    """How the paper's chain and its RTT ranges are run, in words (report and docs)."""
+    if network == TESTBED:
+        return ("Network: the testbed chain (--network testbed): four 802.11b stations in one collision domain "
+                "(11 Mbit/s data, 2 Mbit/s control frames, RTS/CTS off), static routes a -> b -> c -> d, and "
+                "Dummynet at node c. Each packet's RTT is uniform in the range: the pipe c -> d delays every "
+                "data packet by the range's low end and adds a FIFO jitter of 0 to (high - low); the chain "
+                "adds its own few milliseconds. Conditions that hit ACKs too (route failure, reordering, bursty "
+                "loss) also act in a pipe c -> b. Congestion runs on the path: it needs RED with ECN marking at "
+                "router B, and the 802.11 MAC's queue is drop-tail.")
+    return ("Network: the path abstraction (--network path), a 2 Mbit/s end-to-end link. Each packet's RTT is "
+            "uniform in the range: both one-way delays are the range's low end / 2 and the forward direction "
+            "adds a FIFO jitter of 0 to (high - low). Every run is the paper's RTS/CTS-off case.")
+
+
+def setup_section(exps: Sequence[Experiment], runs, quick: bool, network: str = PATH):
     rows = []
     for exp in exps:
         n = int((runs["sweep"] == exp.name).sum()) if len(runs) else 0
         rows.append([exp.name, exp.description, exp.cells(), len(exp.seed_list()), n,
                      f"sweeps/{exp.name}.sweep.toml"])
-    intro = ("What was run: one sweep per network condition (seed 002 Table 3) and RTT range (Table 2). Each "
-             "packet's RTT is uniform in the range: both one-way delays are the range's low end / 2 and the "
-             "forward direction adds a FIFO jitter of 0 to (high - low). RTS/CTS is not modelled (no 802.11 "
-             "MAC), so every run is the paper's RTS/CTS-off case. docs/reproduce/seed-002.md explains every "
-             "modelling choice." + (f" Quick mode: {QUICK_REPETITIONS} seeds per setting instead of "
-                                   f"{FULL_REPETITIONS}." if quick else ""))
+    intro = ("What was run: one sweep per network condition (seed 002 Table 3) and RTT range (Table 2). "
+             + network_text(network) + " docs/reproduce/seed-002.md explains every modelling choice."
+             + (f" Quick mode: {QUICK_REPETITIONS} seeds per setting instead of {FULL_REPETITIONS}." if quick else ""))
     return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
 def write_report(runs, out_dir: Path, exps: Sequence[Experiment], quick: bool = False,
-                 extra: Sequence[Any] = (), summary: Optional[Any] = None) -> List[Path]:
+                 extra: Sequence[Any] = (), summary: Optional[Any] = None, network: str = PATH) -> List[Path]:
     from tcpenergy.report import write_report as _write_report
     from tcpenergy.report.layout import Layout
 
     frame = annotate(runs)
-    sections = [setup_section(exps, runs, quick), *extra, summary_section(frame), table5_section(frame)]
+    sections = [setup_section(exps, runs, quick, network), *extra, summary_section(frame), table5_section(frame)]
     plot = frame.copy()
     plot[CONDITION] = [_condition_text(c, int(m), None if l is None or l != l else float(l))
                        for c, m, l in zip(plot[CONDITION], plot["path.mtu"], plot[LOSS])]
@@ -401,19 +483,23 @@ def write_report(runs, out_dir: Path, exps: Sequence[Experiment], quick: bool = 
 
 def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
         log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
-        keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
+        keep: Optional[AbstractSet[str]] = None, report: bool = True, network: Optional[str] = None) -> Outcome:
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
-    ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
-    the sweeps to run (None: all); ``report=False``: judge the claims without writing the report."""
+    ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
+    ``common.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    runs (None: run them as defined); ``keep``: the sweeps to run (None: all); ``report=False``:
+    judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce import seed002_claims
 
     started = time.perf_counter()
+    network = common.check_network(network or common.recorded_network(out_dir) or common.DEFAULT_NETWORK)
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
-    exps = experiments(quick)
+    common.record_network(out_dir, network)
+    exps = experiments(quick, network)
     failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
-    frame = load_runs(store_path)
+    frame = common.logical_columns(load_runs(store_path))
     runs = select_runs(frame, exps)
     # The claims count n complete / n run, so they see every attempted run (failed ones included).
     results = seed002_claims.evaluate(select_runs(frame, exps, all_runs=True),
@@ -426,6 +512,6 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
              "needs disjoint 95 % intervals. 'consistency': holds, but could not fail in the model (not counted "
              "as reproduced). The same list is in claims.json.")
     files = write_report(runs, out_dir, exps, quick=quick, extra=[claims_mod.checklist_section(results, intro)],
-                         summary=claims_mod.summary_section(results)) if report else []
+                         summary=claims_mod.summary_section(results), network=network) if report else []
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
                    files, failed, incomplete_count(runs), left_out(exps, keep))
