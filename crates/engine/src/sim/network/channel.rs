@@ -78,16 +78,13 @@ impl NetWorld<'_> {
         let wire_len = p.wire_len();
         counters.packets_sent += 1;
         counters.bytes_sent += wire_len as u64;
-        if self.channels[k].dcf.queued(a) >= self.net.channels[k].queue as usize {
-            // Drop-tail at the interface queue: never serialized (the MAC counts it too).
-            let slot = self.packets.insert(p);
-            self.channels[k].dcf.enqueue(self.now, a, b, slot, wire_len);
-        } else {
+        // A packet the full interface queue refuses is never serialized (the MAC reports the drop).
+        if self.channels[k].dcf.queued(a) < self.net.channels[k].queue as usize {
             let node = self.channels[k].nodes[a];
             self.serialized(i, node, &mut p, self.now);
-            let slot = self.packets.insert(p);
-            self.channels[k].dcf.enqueue(self.now, a, b, slot, wire_len);
         }
+        let slot = self.packets.insert(p);
+        self.channels[k].dcf.enqueue(self.now, a, b, slot, wire_len);
         self.after_mac(k);
     }
 
