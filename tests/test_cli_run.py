@@ -121,3 +121,24 @@ def test_run_cut_short_by_stop_after_is_marked_incomplete(cli, quickstart):
     table = cli("run", quickstart, "--set", "stop_after=2s")
     assert table.exit_code == 0
     assert "INCOMPLETE" in table.stdout
+
+
+def test_wifi_psm_scenario_shows_the_power_save_table_and_ping_round_trips(cli, quickstart):
+    """docs/models/wifi.md "Power save": the README's wifi-psm example runs; its ping (a UDP echo)
+    round trips wait for the next beacon under psm and not with the radio always on."""
+    scenario = str(quickstart.parent / "wifi-psm.toml")
+    result = cli("run", scenario)
+    assert result.exit_code == 0, result.output
+    for label in ("Access points and power save", "Beacons", "PS-Polls", "Radio sleep (s)", "laptop"):
+        assert label in result.stdout, f"{label!r} missing:\n{result.stdout}"
+    psm = run_json(cli, scenario)
+    cam = run_json(cli, scenario, "--set", 'energy.radio_policy="always_on"')
+    ping = {r: next(f for f in rec["flows"] if f["name"] == "ping") for r, rec in (("psm", psm), ("cam", cam))}
+    assert ping["psm"]["echo"] is True and ping["psm"]["messages_delivered"] == 60
+    # 20 ms of wire; under psm the answer waits at the AP for the next 102.4 ms beacon.
+    assert 20 < ping["cam"]["latency_ms"]["max"] < 25
+    assert 20 < ping["psm"]["latency_ms"]["min"] and ping["psm"]["latency_ms"]["max"] < 20 + 102.4 + 5
+    assert ping["psm"]["latency_ms"]["mean"] > ping["cam"]["latency_ms"]["mean"] + 30
+    laptop = psm["nodes"]["laptop"]
+    assert laptop["radio_sleep_s"] > 0.9 * psm["energy"]["window_s"]
+    assert cam["nodes"]["laptop"]["radio_sleep_s"] == 0

@@ -137,3 +137,42 @@ fn a_channel_faster_than_a_members_radio_is_refused() {
     assert_eq!(path, "channels.0.data_rate");
     assert!(msg.contains("54Mbps is faster than the radio of node \"a\"") && msg.contains("11Mbps"), "{msg}");
 }
+
+#[test]
+fn power_save_settings_out_of_range_are_refused_with_the_key_path_802_11_11_2_3() {
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "ap = \"x\""));
+    assert_eq!(path, "channels.0.ap");
+    assert!(msg.contains("unknown node \"x\""), "{msg}");
+    let with_d = base().replace("c = {}\n", "c = {}\nd = {}\n");
+    let (path, msg) = err_of(&with_d.replace("rts_threshold = 1000", "ap = \"d\""));
+    assert_eq!(path, "channels.0.ap");
+    assert_eq!(msg, "node \"d\" is not on this channel; its nodes are a, b, c");
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "beacon_interval = \"100ms\""));
+    assert_eq!(path, "channels.0.beacon_interval");
+    assert!(msg.contains("set ap = \"<node>\""), "{msg}");
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "ap = \"b\"\nlisten_interval = 0"));
+    assert_eq!(path, "channels.0.listen_interval");
+    assert_eq!(msg, "must be 1-65535 beacons, got 0");
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "ap = \"b\"\nbeacon_interval = \"1ms\""));
+    assert_eq!(path, "channels.0.beacon_interval");
+    assert!(msg.contains("at least 1 time unit (1.024ms)"), "{msg}");
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "ap = \"a\"\nhears = [[\"a\", \"b\"], [\"b\", \"c\"]]"));
+    assert_eq!(path, "channels.0.hears");
+    assert!(msg.starts_with("\"c\" does not hear the access point \"a\""), "{msg}");
+}
+
+#[test]
+fn the_psm_policy_without_an_access_point_is_refused_and_names_the_other_policies() {
+    let (path, msg) = err_of(&format!("[energy]\nradio_policy = \"psm\"\n{}", base()));
+    assert_eq!(path, "energy.radio_policy");
+    assert!(msg.contains("needs an access point") && msg.contains("always_on, ideal, idle_timeout"), "{msg}");
+    let ok = format!("[energy]\nradio_policy = \"psm\"\n{}", edit("rts_threshold = 1000", "ap = \"b\""));
+    Scenario::from_toml(&ok).unwrap();
+}
+
+#[test]
+fn only_a_udp_flow_can_be_echoed_rfc_862() {
+    let (path, msg) = err_of(&edit("traffic = { kind = \"bulk\", bytes = \"1MB\" }", "traffic = { kind = \"bulk\", bytes = \"1MB\" }\necho = true"));
+    assert_eq!(path, "flows.0.echo");
+    assert!(msg.contains("only a UDP flow is echoed"), "{msg}");
+}

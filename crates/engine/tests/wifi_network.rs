@@ -237,24 +237,35 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// Random hears graphs (connected through a spanning chain), RTS thresholds, loss and loads:
-    /// every run ends without a panic, every packet handed to the MAC is accounted for once, and
-    /// every node's radio time sums to the window.
+    /// Random hears graphs (connected through a spanning chain), RTS thresholds, loss and loads,
+    /// ad hoc or behind an access point with power save: every run ends without a panic, every
+    /// packet handed to the MAC is accounted for once, and every node's radio time sums to the
+    /// window.
     #[test]
     fn random_channels_run_to_the_end_with_every_frame_and_second_accounted(
         n in 3usize..7,
         extra in proptest::collection::vec((0usize..7, 0usize..7), 0..8),
-        rts in prop_oneof![Just(None), (0u32..2400).prop_map(Some)],
+        rts in prop_oneof![Just(None), (0u32..=2347).prop_map(Some)],
         loss in 0.0f64..0.4,
         queue in 1u32..60,
         flows in proptest::collection::vec((0usize..7, 0usize..7, 50u32..1400, 1u32..40, any::<bool>()), 1..5),
         seed in 0u64..1000,
+        ap in prop_oneof![Just(None), (0usize..7).prop_map(Some)],
     ) {
         let names: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
         let mut pairs: Vec<(usize, usize)> = (1..n).map(|i| (i - 1, i)).collect();
         pairs.extend(extra.into_iter().map(|(a, b)| (a % n, b % n)).filter(|(a, b)| a != b));
+        let ap = ap.map(|a| a % n);
+        if let Some(a) = ap {
+            // Every station hears its access point.
+            pairs.extend((0..n).filter(|&i| i != a).map(|i| (a, i)));
+        }
         let hears: Vec<String> = pairs.iter().map(|(a, b)| format!("[\"{}\", \"{}\"]", names[*a], names[*b])).collect();
-        let mut text = String::from("stop_after = \"20s\"\n[nodes]\n");
+        let mut text = String::from("stop_after = \"20s\"\n");
+        if ap.is_some() {
+            text += "[energy]\nradio_policy = \"psm\"\n";
+        }
+        text += "[nodes]\n";
         for nm in &names {
             text += &format!("{nm} = {{}}\n");
         }
@@ -265,6 +276,9 @@ proptest! {
             hears.join(", "),
             rts.map_or("\"off\"".to_string(), |t| t.to_string()),
         );
+        if let Some(a) = ap {
+            text += &format!("ap = \"{}\"\nbeacon_interval = \"{}ms\"\n", names[a], 20 + seed % 200);
+        }
         let mut k = 0;
         for (a, b, size, rate_kbps, tcp) in flows {
             let (a, b) = (a % n, b % n);

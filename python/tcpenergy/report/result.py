@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, List, Mapping, Sequence
+from typing import Any, List, Mapping, Optional, Sequence
 
 from rich import box
 from rich.console import Console, Group
@@ -230,11 +230,35 @@ def _channels_table(channels: Mapping[str, Mapping[str, Any]]) -> Table:
     return table
 
 
+def _power_save_table(channels: Mapping[str, Mapping[str, Any]],
+                      nodes: Mapping[str, Mapping[str, Any]]) -> Optional[Table]:
+    """Stations of channels with an access point (which beacons): what power save did."""
+    rows = [(name, station, counters) for name, channel in channels.items()
+            if (channel.get("beacons_sent") or 0) > 0
+            for station, counters in (channel.get("stations") or {}).items()]
+    if not rows:
+        return None
+    table = Table(title="Access points and power save", box=box.SIMPLE_HEAD, title_justify="left",
+                  caption="Radio sleep: time the station's radio dozed (radio_policy = \"psm\").",
+                  caption_justify="left")
+    for header in ("Channel", "Station", "Beacons", "PS-Polls", "Radio sleep (s)", "Wake-ups"):
+        table.add_column(header, justify="left" if header in ("Channel", "Station") else "right")
+    for name, station, counters in rows:
+        node = nodes.get(station) or {}
+        table.add_row(Text(str(name)), Text(str(station)), count(counters.get("beacons_sent")),
+                      count(counters.get("ps_polls_sent")), fixed(node.get("radio_sleep_s")),
+                      count(node.get("radio_wakeups")))
+    return table
+
+
 def _network_group(record: Mapping[str, Any], console: Console) -> Group:
     parts = [_title(record), *_flows_tables(record.get("flows") or [], console),
              _nodes_table(record.get("nodes") or {})]
     if record.get("channels"):
         parts.append(_channels_table(record["channels"]))
+        power_save = _power_save_table(record["channels"], record.get("nodes") or {})
+        if power_save is not None:
+            parts.append(power_save)
     parts.append(_network_table(record.get("network") or {}))
     return Group(*parts)
 

@@ -61,7 +61,26 @@ pub struct ChannelConfig {
     pub hears_pairs: Option<Vec<[String; 2]>>,
     pub impairments: Vec<Impairment>,
     pub overhearing: Overhearing,
+    /// Infrastructure mode: the access point and its beacons; `None` for an ad hoc channel.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub infrastructure: Option<InfrastructureConfig>,
 }
+
+/// A channel's access point (802.11-2020 11.1.3): stations talk only through it, and under
+/// `radio_policy = "psm"` they doze between the beacons they listen to (11.2.3).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InfrastructureConfig {
+    pub ap: String,
+    /// The AP's station index.
+    #[serde(skip)]
+    pub station: usize,
+    #[serde(with = "serde_units::duration")]
+    pub beacon_interval: SimDuration,
+    pub listen_interval: u32,
+}
+
+/// 100 time units of 1024 us (802.11-2020 dot11BeaconPeriod default).
+pub const DEFAULT_BEACON_INTERVAL: SimDuration = SimDuration(102_400_000);
 
 fn standard_name<S: Serializer>(s: &Standard, ser: S) -> Result<S::Ok, S::Error> {
     ser.serialize_str(s.name())
@@ -98,7 +117,8 @@ impl ChannelConfig {
 
     /// Whether a frame from station `a` can reach station `b` (b hears a).
     pub fn reaches(&self, a: usize, b: usize) -> bool {
-        a != b && self.hears[b][a]
+        let via_ap = self.infrastructure.as_ref().map_or(true, |x| x.station == a || x.station == b);
+        a != b && self.hears[b][a] && via_ap
     }
 }
 
@@ -147,6 +167,12 @@ struct RawChannel {
     impairments: Vec<Value>,
     #[serde(default)]
     overhearing: Overhearing,
+    #[serde(default)]
+    ap: Option<String>,
+    #[serde(default, with = "super::opt_duration")]
+    beacon_interval: Option<SimDuration>,
+    #[serde(default)]
+    listen_interval: Option<u32>,
 }
 
 fn default_standard() -> String {
@@ -336,6 +362,37 @@ pub(crate) fn read_channels(
                 Ok(imp)
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let infrastructure = match &raw.ap {
+            None => {
+                for (key, given) in [("beacon_interval", raw.beacon_interval.is_some()), ("listen_interval", raw.listen_interval.is_some())] {
+                    if given {
+                        return Err(err(format!("{at}.{key}"), "beacons come from an access point: set ap = \"<node>\" (infrastructure mode) or remove the key"));
+                    }
+                }
+                None
+            }
+            Some(name) => {
+                let id = lookup(name, format!("{at}.ap"))?;
+                let station = members.iter().position(|&m| m == id).ok_or_else(|| {
+                    err(format!("{at}.ap"), format!("node {name:?} is not on this channel; its nodes are {}", raw.nodes.join(", ")))
+                })?;
+                if let Some(s) = (0..n).find(|&s| s != station && !(hears[s][station] && hears[station][s])) {
+                    return Err(err(
+                        format!("{at}.hears"),
+                        format!("{:?} does not hear the access point {name:?}; in infrastructure mode every station talks through it", raw.nodes[s]),
+                    ));
+                }
+                let beacon_interval = raw.beacon_interval.unwrap_or(DEFAULT_BEACON_INTERVAL);
+                if beacon_interval.0 < 1_024_000 {
+                    return Err(err(format!("{at}.beacon_interval"), format!("must be at least 1 time unit (1.024ms), got {}", serde_units::format_duration(beacon_interval))));
+                }
+                let listen_interval = raw.listen_interval.unwrap_or(1);
+                if !(1..=65_535).contains(&listen_interval) {
+                    return Err(err(format!("{at}.listen_interval"), format!("must be 1-65535 beacons, got {listen_interval}")));
+                }
+                Some(InfrastructureConfig { ap: name.clone(), station, beacon_interval, listen_interval })
+            }
+        };
         out.push(ChannelConfig {
             name: raw.name,
             standard,
@@ -353,6 +410,7 @@ pub(crate) fn read_channels(
             hears_pairs: raw.hears,
             impairments,
             overhearing: raw.overhearing,
+            infrastructure,
         });
     }
     // One radio per node: a node on several channels sends at one rate on one standard.

@@ -547,6 +547,9 @@ pub enum RadioPolicy {
     AlwaysOn,
     Ideal,
     IdleTimeout,
+    /// 802.11 power save: stations behind an access point doze between the beacons they listen
+    /// to; every other radio (the AP's, wired nodes') stays on (docs/models/wifi.md "Power save").
+    Psm,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -817,6 +820,14 @@ impl Scenario {
             return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));
         }
         validate_tcp(&self.tcp, "tcp")?;
+        let infrastructure = self.network.as_ref().is_some_and(|n| n.channels.iter().any(|c| c.infrastructure.is_some()));
+        if self.energy.radio_policy == RadioPolicy::Psm && !infrastructure {
+            return Err(e(
+                "energy.radio_policy",
+                "\"psm\" is 802.11 power save, which needs an access point: give a [[channels]] entry ap = \"<node>\"; \
+                 otherwise one of always_on, ideal, idle_timeout",
+            ));
+        }
         if let Some(net) = &self.network {
             return self.validate_network(net);
         }

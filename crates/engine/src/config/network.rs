@@ -212,6 +212,9 @@ pub struct FlowConfig {
     /// Smallest MTU along the flow's route (set once routes are known).
     #[serde(skip)]
     pub path_mtu: u32,
+    /// UDP only: the destination sends every datagram back (RFC 862 Echo), so the source
+    /// measures round trips: a ping.
+    pub echo: bool,
 }
 
 /// A flow as a scenario file writes it: no `tcp` table for a UDP flow.
@@ -228,6 +231,8 @@ struct FlowDoc {
     start: SimDuration,
     #[serde(skip_serializing_if = "Option::is_none", with = "super::opt_duration")]
     stop: Option<SimDuration>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    echo: bool,
 }
 
 impl From<FlowConfig> for FlowDoc {
@@ -241,6 +246,7 @@ impl From<FlowConfig> for FlowDoc {
             traffic: f.traffic,
             start: f.start,
             stop: f.stop,
+            echo: f.echo,
         }
     }
 }
@@ -284,6 +290,7 @@ impl NetworkConfig {
                 start: SimDuration::ZERO,
                 stop: None,
                 path_mtu: mtu,
+                echo: false,
             }],
             routes: vec![],
             channels: vec![],
@@ -340,6 +347,8 @@ struct RawFlow {
     start: SimDuration,
     #[serde(default, with = "super::opt_duration")]
     stop: Option<SimDuration>,
+    #[serde(default)]
+    echo: bool,
 }
 
 fn tcp_transport() -> Transport {
@@ -449,6 +458,9 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
                 format!("{:?} needs a transport with congestion control (tcp); over udp use \"cbr\" or \"on_off\"", traffic.kind()),
             ));
         }
+        if raw.echo && raw.transport != Transport::Udp {
+            return Err(err(format!("{at}.echo"), "only a UDP flow is echoed (RFC 862); set transport = \"udp\" or remove the key"));
+        }
         if let Some(stop) = raw.stop {
             if stop <= raw.start {
                 return Err(err(
@@ -473,6 +485,7 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
             start: raw.start,
             stop: raw.stop,
             path_mtu: 0,
+            echo: raw.echo,
         });
     }
 

@@ -48,6 +48,9 @@ pub struct RadioLog {
     /// Parts of the activity above that a shared channel attributes to one cause, indexed by
     /// `Mark` (docs/models/wifi.md "Energy per frame"): they split the tx and rx energy, never add.
     marks: [Vec<(u64, u64)>; MARKS],
+    /// When an 802.11 station in power-save mode dozed, in time order (the last may still be
+    /// open: `u64::MAX`); used by the `psm` policy only (docs/models/wifi.md "Power save").
+    doze: Vec<(u64, u64)>,
 }
 
 /// Causes of radio activity on a shared channel that the breakdown reports apart.
@@ -120,6 +123,21 @@ impl RadioLog {
             tx_frames: FrameLog::with_capacity(packets),
             rx_frames: FrameLog::with_capacity(packets),
             marks: Default::default(),
+            doze: Vec::new(),
+        }
+    }
+
+    /// The radio dozes from `at` (802.11 power save) until [`RadioLog::wake`].
+    pub fn doze(&mut self, at: SimTime) {
+        if self.doze.last().map_or(true, |d| d.1 != u64::MAX) {
+            self.doze.push((at.0, u64::MAX));
+        }
+    }
+
+    /// The dozing radio is awake again from `at`.
+    pub fn wake(&mut self, at: SimTime) {
+        if let Some(d) = self.doze.last_mut().filter(|d| d.1 == u64::MAX) {
+            d.1 = at.0;
         }
     }
 
@@ -283,21 +301,29 @@ impl Iterator for Union<'_> {
 }
 
 /// How the power-management policy fills the radio's gaps between activity.
-#[derive(Clone, Copy)]
-struct GapPolicy {
+struct GapPolicy<'a> {
     policy: RadioPolicy,
     timeout: u64,
     wake: u64,
+    /// Under `psm`: the doze intervals in time order, and the first that may still matter.
+    doze: &'a [(u64, u64)],
+    next_doze: usize,
 }
 
-impl GapPolicy {
+impl<'a> GapPolicy<'a> {
+    fn new(policy: RadioPolicy, timeout: SimDuration, wake: SimDuration, doze: &'a [(u64, u64)]) -> Self {
+        Self { policy, timeout: timeout.0, wake: wake.0, doze, next_doze: 0 }
+    }
+
     /// The states of the gap `[a, b)`; `followed_by_activity` when the radio must be awake at `b`.
+    /// Gaps come in time order.
     #[inline(always)]
-    fn fill(self, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState)) {
+    fn fill(&mut self, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState)) {
         if a >= b {
             return;
         }
         match self.policy {
+            RadioPolicy::Psm => self.fill_psm(a, b, emit),
             RadioPolicy::AlwaysOn => emit(a, b, RadioState::Idle),
             RadioPolicy::Ideal => emit(a, b, RadioState::Sleep),
             RadioPolicy::IdleTimeout => {
@@ -315,10 +341,46 @@ impl GapPolicy {
         }
     }
 
-    /// Most segments one gap can become.
-    fn max_segments(self) -> usize {
+    /// Under `psm`: asleep while dozing, waking during the last `wake` of each doze that ends
+    /// (the card wakes ahead of the beacon or frame it woke for), idle otherwise.
+    fn fill_psm(&mut self, a: u64, b: u64, emit: &mut impl FnMut(u64, u64, RadioState)) {
+        let mut t = a;
+        while t < b {
+            while self.doze.get(self.next_doze).is_some_and(|d| d.1 <= t) {
+                self.next_doze += 1;
+            }
+            match self.doze.get(self.next_doze) {
+                Some(&(ds, de)) if ds < b => {
+                    if ds > t {
+                        emit(t, ds, RadioState::Idle);
+                        t = ds;
+                    }
+                    if de <= b {
+                        let waking_from = de.saturating_sub(self.wake).max(t);
+                        if waking_from > t {
+                            emit(t, waking_from, RadioState::Sleep);
+                        }
+                        if de > waking_from {
+                            emit(waking_from, de, RadioState::Waking);
+                        }
+                        t = de;
+                    } else {
+                        emit(t, b, RadioState::Sleep);
+                        t = b;
+                    }
+                }
+                _ => {
+                    emit(t, b, RadioState::Idle);
+                    t = b;
+                }
+            }
+        }
+    }
+
+    /// Most segments one gap can become (under `psm`, besides three per doze interval).
+    fn max_segments(&self) -> usize {
         match self.policy {
-            RadioPolicy::AlwaysOn | RadioPolicy::Ideal => 1,
+            RadioPolicy::AlwaysOn | RadioPolicy::Ideal | RadioPolicy::Psm => 1,
             RadioPolicy::IdleTimeout => 3,
         }
     }
@@ -327,7 +389,7 @@ impl GapPolicy {
 /// Lay the tx and rx activity out in time with tx taking precedence, fill the gaps per `gaps`, and
 /// hand each segment of `[0, w)` to `emit` in time order. One sweep over both interval lists, so no
 /// intermediate lists are built.
-fn sweep_timeline(log: &mut RadioLog, w: u64, gaps: GapPolicy, mut emit: impl FnMut(u64, u64, RadioState)) {
+fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: impl FnMut(u64, u64, RadioState)) {
     sort_by_start(&mut log.tx);
     sort_by_start(&mut log.rx);
     let tx = Union::new(&log.tx, w);
@@ -371,11 +433,12 @@ fn sweep_timeline(log: &mut RadioLog, w: u64, gaps: GapPolicy, mut emit: impl Fn
 /// Lay the tx and rx activity out in time with tx taking precedence, then fill the gaps according
 /// to the power-management policy.
 pub fn radio_timeline(mut log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> RadioTimeline {
-    let gaps = GapPolicy { policy, timeout: timeout.0, wake: wake.0 };
+    let doze = std::mem::take(&mut log.doze);
+    let gaps = GapPolicy::new(policy, timeout, wake, &doze);
     // Each activity interval is about one busy segment plus the gap after it: sized so the list
     // rarely grows (pages never written are never touched).
     let busy = log.tx.len() + log.rx.len();
-    let mut out: RadioTimeline = Vec::with_capacity(busy * (1 + gaps.max_segments()) + gaps.max_segments());
+    let mut out: RadioTimeline = Vec::with_capacity(busy * (1 + gaps.max_segments()) + gaps.max_segments() + 3 * doze.len());
     sweep_timeline(&mut log, w.0, gaps, |s, e, st| out.push((s, e, st)));
     out
 }
@@ -554,7 +617,8 @@ pub fn node_energy_from_log(
     delivered_bytes: u64,
 ) -> NodeEnergy {
     let frames = log.frames_before(w);
-    let gaps = GapPolicy { policy, timeout: timeout.0, wake: profile.radio.wake_time.0 };
+    let doze = std::mem::take(&mut log.doze);
+    let gaps = GapPolicy::new(policy, timeout, profile.radio.wake_time, &doze);
     let cpu_w = cpu.active_power_w();
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
     let marked = log.marks.iter().any(|m| !m.is_empty());
@@ -706,8 +770,14 @@ mod tests {
         for at in [0.5, 8.0, 15.0, 19.9, 49.99, 55.0] {
             cpu.charge(ms(at), Op::SegmentReceived { bytes: 1460 });
         }
+        // Dozing (802.11 power save) in gaps, one doze still open at the end.
+        for (s, e) in [(13.0, 19.9), (22.0, 29.0), (40.0, 49.0)] {
+            log.doze(ms(s));
+            log.wake(ms(e));
+        }
+        log.doze(ms(53.5));
         let (w, timeout) = (ms(50.0), SimDuration(1_000_000));
-        for policy in [RadioPolicy::AlwaysOn, RadioPolicy::Ideal, RadioPolicy::IdleTimeout] {
+        for policy in [RadioPolicy::AlwaysOn, RadioPolicy::Ideal, RadioPolicy::IdleTimeout, RadioPolicy::Psm] {
             let tl = radio_timeline(log.clone(), w, policy, timeout, p.radio.wake_time);
             assert!(tl.iter().any(|seg| seg.2 == RadioState::Tx) && tl.iter().any(|seg| seg.2 == RadioState::Rx));
             let from_timeline = node_energy(&p, &tl, &mut cpu.clone(), w, 5000, log.frames_before(w));
@@ -716,6 +786,39 @@ mod tests {
         }
         let tl = radio_timeline(log, w, RadioPolicy::IdleTimeout, timeout, p.radio.wake_time);
         assert!(tl.iter().any(|seg| seg.2 == RadioState::Waking) && tl.iter().any(|seg| seg.2 == RadioState::Sleep));
+    }
+
+    #[test]
+    fn under_psm_the_radio_sleeps_while_dozing_and_wakes_ahead_of_each_wake_up() {
+        // docs/models/wifi.md "Power save": idle while awake, asleep while dozing, waking for the
+        // last wake_time of each doze that ends (a doze shorter than that is all waking).
+        let mut log = RadioLog::default();
+        log.receive(SimTime(0), SimTime(10));
+        log.doze(SimTime(10));
+        log.wake(SimTime(100));
+        log.transmit(SimTime(120), SimTime(130));
+        log.doze(SimTime(130));
+        log.wake(SimTime(133));
+        log.doze(SimTime(150));
+        let tl = radio_timeline(log, SimTime(200), RadioPolicy::Psm, SimDuration(0), SimDuration(5));
+        assert_eq!(
+            tl,
+            vec![
+                (0, 10, RadioState::Rx),
+                (10, 95, RadioState::Sleep),
+                (95, 100, RadioState::Waking),
+                (100, 120, RadioState::Idle),
+                (120, 130, RadioState::Tx),
+                (130, 133, RadioState::Waking),
+                (133, 150, RadioState::Idle),
+                (150, 200, RadioState::Sleep)
+            ]
+        );
+        // A radio that never dozed stays on, as under always_on.
+        let mut log = RadioLog::default();
+        log.transmit(SimTime(0), SimTime(10));
+        let tl = radio_timeline(log, SimTime(50), RadioPolicy::Psm, SimDuration(0), SimDuration(5));
+        assert_eq!(tl[1], (10, 50, RadioState::Idle));
     }
 
     #[test]

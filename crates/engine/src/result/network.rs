@@ -75,20 +75,24 @@ pub struct NetEnergyResult {
 }
 
 /// Delivery latency of application messages (ms): from the write to the delivery of its last
-/// byte to the receiving application. NaN (null) when no message was delivered.
+/// byte to the receiving application; for an echoed UDP flow, the round trip back to the
+/// source. NaN (null) when no message was delivered.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct Latency {
     pub mean: f64,
+    pub min: f64,
     pub p50: f64,
     pub p95: f64,
     pub p99: f64,
+    pub max: f64,
 }
 
 impl Latency {
     /// Mean and nearest-rank percentiles of latencies given in ns.
     pub fn of(mut ns: Vec<u64>) -> Self {
         if ns.is_empty() {
-            return Latency { mean: f64::NAN, p50: f64::NAN, p95: f64::NAN, p99: f64::NAN };
+            let nan = f64::NAN;
+            return Latency { mean: nan, min: nan, p50: nan, p95: nan, p99: nan, max: nan };
         }
         ns.sort_unstable();
         let ms = |v: u64| v as f64 * 1e-6;
@@ -97,7 +101,8 @@ impl Latency {
             ms(ns[k - 1])
         };
         let mean = ns.iter().map(|&v| v as f64).sum::<f64>() / ns.len() as f64 * 1e-6;
-        Latency { mean, p50: rank(0.50), p95: rank(0.95), p99: rank(0.99) }
+        let (min, max) = (ms(ns[0]), ms(ns[ns.len() - 1]));
+        Latency { mean, min, p50: rank(0.50), p95: rank(0.95), p99: rank(0.99), max }
     }
 }
 
@@ -123,6 +128,10 @@ pub struct NetFlowResult {
     /// none for timed (a saturating source's write-to-delivery time measures its send buffer).
     pub messages_sent: u64,
     pub messages_delivered: u64,
+    /// UDP echo (RFC 862): the destination returned every datagram, and `latency_ms` is the
+    /// round trip.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub echo: bool,
     pub latency_ms: Latency,
     /// UDP: datagrams sent and received.
     pub datagrams_sent: u64,
@@ -199,7 +208,7 @@ mod tests {
     #[test]
     fn latency_percentiles_use_the_nearest_rank() {
         let l = Latency::of((1..=100).map(|v| v * 1_000_000).collect());
-        assert_eq!((l.p50, l.p95, l.p99), (50.0, 95.0, 99.0));
+        assert_eq!((l.min, l.p50, l.p95, l.p99, l.max), (1.0, 50.0, 95.0, 99.0, 100.0));
         assert!((l.mean - 50.5).abs() < 1e-9);
     }
 }

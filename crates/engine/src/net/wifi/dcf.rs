@@ -11,6 +11,11 @@
 //! its sender when no other audible transmission overlaps it at that station and the station is
 //! not transmitting; there is no capture. Channel impairments apply to each frame attempt at its
 //! addressee. Propagation delay is zero.
+//!
+//! In infrastructure mode the access point sends a beacon at every target beacon transmission
+//! time, and stations in power-save mode (802.11-2020 11.2.3) doze between the beacons they
+//! listen to: the AP buffers their frames, announces them in the beacon's TIM, and releases one
+//! per PS-Poll; a dozing station hears nothing and wakes at once when it has a frame to send.
 
 use super::phy::{self, MacTiming, Preamble, Standard};
 use crate::net::impair::{self, AnyImpairment, Verdict};
@@ -36,7 +41,25 @@ pub struct DcfConfig {
     pub queue: usize,
     /// `hears[a][b]`: station `a` senses and can decode `b`'s transmissions.
     pub hears: Vec<Vec<bool>>,
+    /// Infrastructure mode (an access point, beacons, power save); `None`: ad hoc.
+    pub infrastructure: Option<Infrastructure>,
 }
+
+/// An access point and its stations' power management (802.11-2020 11.1.3, 11.2.3).
+#[derive(Debug, Clone)]
+pub struct Infrastructure {
+    /// The access point's station index.
+    pub ap: usize,
+    /// Time between target beacon transmission times (TBTTs), the first at time zero.
+    pub beacon_interval: SimDuration,
+    /// A station in power-save mode wakes for every `listen_interval`-th beacon.
+    pub listen_interval: u32,
+    /// Which stations are in power-save mode (never the AP).
+    pub power_save: Vec<bool>,
+}
+
+/// The addressee of a broadcast frame (a beacon).
+pub const BROADCAST: usize = usize::MAX;
 
 impl DcfConfig {
     /// 802.11b defaults for `n` stations that all hear each other: 11 Mbit/s data, 1 and 2
@@ -52,6 +75,7 @@ impl DcfConfig {
             long_retry_limit: 4,
             queue: 50,
             hears: (0..n).map(|a| (0..n).map(|b| a != b).collect()).collect(),
+            infrastructure: None,
         }
     }
 }
@@ -79,6 +103,8 @@ pub enum TimerKind {
     NavEnd,
     /// Check whether an overheard RTS was followed by anything (10.3.2.4: NAV reset).
     NavReset,
+    /// A target beacon transmission time (the AP's timer).
+    Tbtt,
 }
 
 /// Kinds of frames on the air.
@@ -88,6 +114,10 @@ pub enum FrameKind {
     Rts,
     Cts,
     Ack,
+    /// Management frame the AP broadcasts at each TBTT, with the TIM.
+    Beacon,
+    /// A dozing station asks the AP for one buffered frame.
+    PsPoll,
 }
 
 /// How a station's radio spent an interval of airtime (for the energy meter).
@@ -132,6 +162,12 @@ pub enum Out<P> {
         retry: bool,
         bytes: u32,
     },
+    /// A station in power-save mode woke (`awake`) or began to doze at `at`.
+    Power {
+        station: usize,
+        awake: bool,
+        at: SimTime,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +192,8 @@ pub struct StationCounters {
     pub acks_sent: u64,
     pub delivered: u64,
     pub duplicates: u64,
+    pub beacons_sent: u64,
+    pub ps_polls_sent: u64,
 }
 
 impl StationCounters {
@@ -172,6 +210,8 @@ impl StationCounters {
         self.acks_sent += o.acks_sent;
         self.delivered += o.delivered;
         self.duplicates += o.duplicates;
+        self.beacons_sent += o.beacons_sent;
+        self.ps_polls_sent += o.ps_polls_sent;
     }
 }
 
@@ -183,6 +223,8 @@ struct Pending<P> {
     bytes: u32,
     seq: u16,
     retry: bool,
+    /// More Data: the AP holds more frames for this dozing addressee (11.2.3.8).
+    more: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +235,24 @@ enum State {
     Contending,
     /// Sending the head frame's RTS or data, or waiting for the CTS or ACK.
     Exchange,
+}
+
+/// What a station's exchange in progress sends: the head of its queue, a PS-Poll or a beacon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Job {
+    Data,
+    PsPoll,
+    Beacon,
+}
+
+/// A station's retrieval of frames the AP buffered for it (11.2.3.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Poll {
+    None,
+    /// The TIM or a More Data bit said a frame waits: contend to send a PS-Poll.
+    Pending,
+    /// The AP acknowledged the PS-Poll: stay awake for the frame.
+    Sent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,6 +275,7 @@ struct OnAir {
     bytes: u32,
     seq: u16,
     retry: bool,
+    more: bool,
 }
 
 struct Station<P> {
@@ -251,6 +312,19 @@ struct Station<P> {
     last_seq_from: Vec<Option<u16>>,
     rng: Stream,
     counters: StationCounters,
+    job: Job,
+    // ---- power save ----
+    /// In power-save mode (a PSM station; the AP and ad hoc stations never doze).
+    ps: bool,
+    awake: bool,
+    /// When it last woke: frames that began earlier were slept through and cannot be decoded.
+    woke_at: SimTime,
+    /// Awake for a beacon it listens to, until that beacon is decoded.
+    awaiting_beacon: bool,
+    poll: Poll,
+    /// At the AP: frames held for each dozing station; at the AP, a beacon due.
+    ps_buffer: Vec<VecDeque<Pending<P>>>,
+    beacon_pending: bool,
 }
 
 /// The DCF of one channel.
@@ -265,6 +339,9 @@ pub struct Dcf<P> {
     transmitting: u32,
     busy_since: SimTime,
     busy_ns: u64,
+    /// TBTTs so far, and the traffic indication map of the beacon on the air (by station).
+    tbtts: u64,
+    tim: Vec<bool>,
 }
 
 impl<P: Copy> Dcf<P> {
@@ -273,6 +350,7 @@ impl<P: Copy> Dcf<P> {
         let n = cfg.hears.len();
         let timing = cfg.standard.timing();
         let control_rate = phy::response_rate(&cfg.basic_rates, cfg.data_rate);
+        let infra = cfg.infrastructure.clone();
         let stations = (0..n)
             .map(|i| Station {
                 queue: VecDeque::with_capacity(cfg.queue),
@@ -300,18 +378,41 @@ impl<P: Copy> Dcf<P> {
                 last_seq_from: vec![None; n],
                 rng: Stream::new(run_seed, &format!("{name}.stations.{i}")),
                 counters: StationCounters::default(),
+                job: Job::Data,
+                ps: infra.as_ref().is_some_and(|x| x.power_save[i] && x.ap != i),
+                awake: true,
+                woke_at: SimTime::ZERO,
+                awaiting_beacon: false,
+                poll: Poll::None,
+                ps_buffer: if infra.as_ref().is_some_and(|x| x.ap == i) {
+                    (0..n).map(|_| VecDeque::new()).collect()
+                } else {
+                    Vec::new()
+                },
+                beacon_pending: false,
             })
             .collect();
+        let mut out = Vec::new();
+        if let Some(x) = &infra {
+            let t = Timer {
+                station: x.ap as u32,
+                kind: TimerKind::Tbtt,
+                gen: 0,
+            };
+            out.push(Out::Schedule(SimTime::ZERO, t));
+        }
         Self {
             cfg,
             timing,
             control_rate,
             stations,
             impairments,
-            out: Vec::new(),
+            out,
             transmitting: 0,
             busy_since: SimTime::ZERO,
             busy_ns: 0,
+            tbtts: 0,
+            tim: vec![false; n],
         }
     }
 
@@ -338,15 +439,21 @@ impl<P: Copy> Dcf<P> {
         self.out.drain(..)
     }
 
-    /// Frames waiting or in service at `station`.
+    /// Frames waiting or in service at `station`, with those an AP holds for dozing stations.
     pub fn queued(&self, station: usize) -> usize {
-        self.stations[station].queue.len()
+        let s = &self.stations[station];
+        s.queue.len() + s.ps_buffer.iter().map(VecDeque::len).sum::<usize>()
+    }
+
+    /// Whether `station` is awake (always, unless it is in power-save mode).
+    pub fn awake(&self, station: usize) -> bool {
+        self.stations[station].awake
     }
 
     /// Hand a packet of `bytes` IP bytes to `from`'s interface queue, for `to`.
     pub fn enqueue(&mut self, now: SimTime, from: usize, to: usize, payload: P, bytes: u32) {
-        let s = &mut self.stations[from];
-        if s.queue.len() >= self.cfg.queue {
+        if self.queued(from) >= self.cfg.queue {
+            let s = &mut self.stations[from];
             s.counters.drops_queue += 1;
             self.out.push(Out::Dropped {
                 from,
@@ -356,25 +463,41 @@ impl<P: Copy> Dcf<P> {
             });
             return;
         }
+        let s = &mut self.stations[from];
         let seq = s.next_seq;
         s.next_seq = s.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence numbers
-        s.queue.push_back(Pending {
+        let frame = Pending {
             to,
             payload,
             bytes,
             seq,
             retry: false,
-        });
-        if s.state == State::Idle {
-            s.state = State::Contending;
-            // 10.3.4.3: a frame that finds the medium busy (or not yet idle for DIFS) with no
-            // backoff left invokes the backoff procedure.
-            let ready = s.count_start.is_some_and(|c| c <= now) && self.medium_idle(from, now);
-            if self.stations[from].backoff == 0 && !ready {
-                self.draw_backoff(from);
-            }
-            self.schedule_contend(from, now);
+            more: false,
+        };
+        if self.stations[to].ps && !self.stations[from].ps_buffer.is_empty() {
+            // 11.2.3.7: the AP buffers every frame for a station in power-save mode.
+            self.stations[from].ps_buffer[to].push_back(frame);
+            return;
         }
+        self.stations[from].queue.push_back(frame);
+        self.wake(from, now);
+        self.start_contending(from, now);
+    }
+
+    /// A station with something to send (a frame, a PS-Poll, a beacon) contends for the medium.
+    fn start_contending(&mut self, i: usize, now: SimTime) {
+        let s = &self.stations[i];
+        if s.state != State::Idle {
+            return;
+        }
+        // 10.3.4.3: a frame that finds the medium busy (or not yet idle for DIFS) with no
+        // backoff left invokes the backoff procedure.
+        let ready = s.count_start.is_some_and(|c| c <= now) && self.medium_idle(i, now);
+        if s.backoff == 0 && !ready {
+            self.draw_backoff(i);
+        }
+        self.stations[i].state = State::Contending;
+        self.schedule_contend(i, now);
     }
 
     /// Fire a timer the channel scheduled.
@@ -385,7 +508,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::Contend => s.contend_gen != t.gen,
             TimerKind::Timeout => s.exchange_gen != t.gen,
             TimerKind::NavReset => s.nav_gen != t.gen,
-            TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd => false,
+            TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd | TimerKind::Tbtt => false,
         };
         if stale {
             return;
@@ -395,6 +518,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::TxEnd => self.tx_end(i, now),
             TimerKind::Respond => self.respond(i, now),
             TimerKind::Timeout => self.timeout(i, now),
+            TimerKind::Tbtt => self.tbtt(i, now),
             TimerKind::NavEnd => {
                 if self.stations[i].nav_until == now && self.medium_idle(i, now) {
                     self.became_idle(i, now);
@@ -439,28 +563,37 @@ impl<P: Copy> Dcf<P> {
     }
 
     fn control_air(&self, kind: FrameKind) -> SimDuration {
-        let bytes = match kind {
-            FrameKind::Rts => phy::RTS_BYTES,
-            FrameKind::Cts => phy::CTS_BYTES,
-            _ => phy::ACK_BYTES,
+        let rate = if kind == FrameKind::Beacon {
+            self.lowest_basic_rate()
+        } else {
+            self.control_rate
         };
-        phy::airtime(
-            self.cfg.standard,
-            self.cfg.preamble,
-            self.control_rate,
-            bytes,
-        )
+        phy::airtime(self.cfg.standard, self.cfg.preamble, rate, Self::control_bytes(kind))
     }
 
-    /// EIFS = SIFS + DIFS + an ACK at the lowest basic rate (802.11-2020 10.3.2.3.7).
-    fn eifs(&self) -> SimDuration {
-        let lowest = self
-            .cfg
+    fn control_bytes(kind: FrameKind) -> u32 {
+        match kind {
+            FrameKind::Rts => phy::RTS_BYTES,
+            FrameKind::Cts => phy::CTS_BYTES,
+            FrameKind::PsPoll => phy::PS_POLL_BYTES,
+            FrameKind::Beacon => phy::BEACON_BYTES,
+            FrameKind::Ack | FrameKind::Data => phy::ACK_BYTES,
+        }
+    }
+
+    /// Beacons go at the lowest basic rate, so that every station can decode them.
+    fn lowest_basic_rate(&self) -> u64 {
+        self.cfg
             .basic_rates
             .iter()
             .copied()
             .min()
-            .unwrap_or(self.control_rate);
+            .unwrap_or(self.control_rate)
+    }
+
+    /// EIFS = SIFS + DIFS + an ACK at the lowest basic rate (802.11-2020 10.3.2.3.7).
+    fn eifs(&self) -> SimDuration {
+        let lowest = self.lowest_basic_rate();
         let ack = phy::airtime(self.cfg.standard, self.cfg.preamble, lowest, phy::ACK_BYTES);
         SimDuration(self.timing.sifs.0 + self.timing.difs().0 + ack.0)
     }
@@ -556,8 +689,28 @@ impl<P: Copy> Dcf<P> {
         s.contend_at = None;
         s.count_start = None;
         s.backoff = 0;
-        let head = *s.queue.front().expect("contending with a frame");
         s.state = State::Exchange;
+        if s.beacon_pending {
+            s.beacon_pending = false;
+            s.job = Job::Beacon;
+            s.counters.beacons_sent += 1;
+            // The TIM: which dozing stations the AP holds frames for (11.2.3.6).
+            let buffered: Vec<bool> = s.ps_buffer.iter().map(|b| !b.is_empty()).collect();
+            self.tim = buffered;
+            self.start_tx(i, now, FrameKind::Beacon, BROADCAST, SimDuration::ZERO, 0, 0, false);
+            return;
+        }
+        if s.poll == Poll::Pending {
+            s.job = Job::PsPoll;
+            s.counters.ps_polls_sent += 1;
+            // Stations that hear it keep off for the AP's answer (SIFS + ACK).
+            let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::Ack).0);
+            let ap = self.ap();
+            self.start_tx(i, now, FrameKind::PsPoll, ap, nav, 0, 0, false);
+            return;
+        }
+        s.job = Job::Data;
+        let head = *s.queue.front().expect("contending with a frame");
         if self.uses_rts(head.bytes) {
             self.stations[i].counters.rts_sent += 1;
             let d = self.rts_nav(head.bytes);
@@ -595,6 +748,17 @@ impl<P: Copy> Dcf<P> {
             head.seq,
             head.retry,
         );
+        if let Some(f) = self.stations[i].on_air.as_mut() {
+            f.more = head.more;
+        }
+    }
+
+    fn ap(&self) -> usize {
+        self.cfg
+            .infrastructure
+            .as_ref()
+            .expect("infrastructure mode")
+            .ap
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -627,6 +791,7 @@ impl<P: Copy> Dcf<P> {
             bytes,
             seq,
             retry,
+            more: false,
         });
         // A station that starts sending cannot decode what it was receiving.
         if s.rx != Rx::Nothing {
@@ -683,18 +848,21 @@ impl<P: Copy> Dcf<P> {
             }
             let st = &mut self.stations[h];
             st.audible -= 1;
-            let role = if h == frame.to {
+            let addressed = h == frame.to || frame.to == BROADCAST;
+            let role = if addressed {
                 AirRole::Receive
             } else {
                 AirRole::Overhear
             };
-            let deaf = st.on_air.is_some();
+            // A dozing radio hears nothing; one that woke during the frame missed its preamble.
+            let deaf = st.on_air.is_some() || !st.awake;
+            let whole = frame.start >= st.woke_at;
             if !deaf {
                 self.out.push(Out::Air {
                     station: h,
                     role,
                     kind: frame.kind,
-                    start: frame.start,
+                    start: frame.start.max(st.woke_at),
                     end: now,
                     retry: frame.retry,
                     bytes: frame.bytes,
@@ -702,24 +870,23 @@ impl<P: Copy> Dcf<P> {
             }
             let st = &mut self.stations[h];
             // A clean reception ends with the medium quiet (a later start would have garbled it).
-            let clean = st.rx == Rx::Clean(i);
+            let clean = st.rx == Rx::Clean(i) && !deaf && whole;
             if st.audible == 0 {
                 st.rx = Rx::Nothing;
             }
             if clean {
                 let frame_bytes = match frame.kind {
                     FrameKind::Data => Self::mpdu(frame.bytes),
-                    FrameKind::Rts => phy::RTS_BYTES,
-                    _ => phy::ACK_BYTES,
+                    k => Self::control_bytes(k),
                 };
-                let survives = h != frame.to
+                let survives = !addressed
                     || !matches!(
                         impair::apply(&mut self.impairments, now, frame_bytes),
                         Verdict::Drop(_)
                     );
                 if survives {
                     self.stations[h].eifs = false;
-                    if h == frame.to {
+                    if addressed {
                         decoded_by_addressee = true;
                         self.receive(h, i, frame, now);
                     } else if frame.duration.0 > 0 {
@@ -736,7 +903,7 @@ impl<P: Copy> Dcf<P> {
                 } else {
                     self.stations[h].eifs = true;
                 }
-            } else if !deaf {
+            } else if !deaf && whole {
                 // Heard but not decodable: the next access waits EIFS (10.3.2.3.7).
                 self.stations[h].eifs = true;
                 if h == frame.to {
@@ -755,19 +922,19 @@ impl<P: Copy> Dcf<P> {
         }
         // The sender: wait for the response, or go back to contending.
         match frame.kind {
-            FrameKind::Data | FrameKind::Rts => {
+            FrameKind::Data | FrameKind::Rts | FrameKind::PsPoll => {
                 let s = &mut self.stations[i];
-                s.awaiting = Some(if frame.kind == FrameKind::Data {
-                    FrameKind::Ack
-                } else {
+                s.awaiting = Some(if frame.kind == FrameKind::Rts {
                     FrameKind::Cts
+                } else {
+                    FrameKind::Ack
                 });
                 s.deadline_passed = false;
                 if addressee_garbled && !decoded_by_addressee {
-                    if frame.kind == FrameKind::Data {
-                        s.counters.collisions += 1;
-                    } else {
-                        s.counters.rts_collisions += 1;
+                    match frame.kind {
+                        FrameKind::Data => s.counters.collisions += 1,
+                        FrameKind::Rts => s.counters.rts_collisions += 1,
+                        _ => {}
                     }
                 }
                 let t = Timer {
@@ -778,11 +945,14 @@ impl<P: Copy> Dcf<P> {
                 let at = now + self.response_timeout();
                 self.out.push(Out::Schedule(at, t));
             }
+            // A broadcast is not acknowledged: the exchange is over.
+            FrameKind::Beacon => self.after_exchange(i, now),
             FrameKind::Cts | FrameKind::Ack => {}
         }
         if self.medium_idle(i, now) {
             self.became_idle(i, now);
         }
+        self.maybe_doze(i, now);
     }
 
     fn set_nav(&mut self, h: usize, until: SimTime) {
@@ -824,6 +994,27 @@ impl<P: Copy> Dcf<P> {
                     });
                 }
                 self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
+                if self.stations[h].ps {
+                    self.buffered_frame_received(h, now, frame.more);
+                }
+            }
+            FrameKind::PsPoll => {
+                // 11.2.3.8: the AP acknowledges and sends the station's oldest buffered frame,
+                // marked More Data when others remain.
+                self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
+                let ap = &mut self.stations[h];
+                if let Some(b) = ap.ps_buffer.get_mut(from) {
+                    if let Some(mut f) = b.pop_front() {
+                        f.more = !b.is_empty();
+                        ap.queue.push_back(f);
+                        self.start_contending(h, now);
+                    }
+                }
+            }
+            FrameKind::Beacon => {
+                if self.stations[h].ps {
+                    self.beacon_received(h, now);
+                }
             }
             FrameKind::Rts => {
                 // 10.3.2.7: answer only when the NAV does not say the medium is reserved.
@@ -835,8 +1026,13 @@ impl<P: Copy> Dcf<P> {
                 }
             }
             FrameKind::Cts | FrameKind::Ack => {
+                let s = &self.stations[h];
+                let peer = match s.job {
+                    Job::PsPoll => Some(self.ap()),
+                    _ => s.queue.front().map(|p| p.to),
+                };
                 let s = &mut self.stations[h];
-                if s.awaiting != Some(frame.kind) || s.queue.front().map(|p| p.to) != Some(from) {
+                if s.awaiting != Some(frame.kind) || peer != Some(from) {
                     return;
                 }
                 s.awaiting = None;
@@ -893,7 +1089,7 @@ impl<P: Copy> Dcf<P> {
                 self.start_tx(h, now, FrameKind::Cts, to, nav, 0, 0, false);
             }
             FrameKind::Data => self.send_data(h, now),
-            FrameKind::Rts => {}
+            FrameKind::Rts | FrameKind::Beacon | FrameKind::PsPoll => {}
         }
     }
 
@@ -913,14 +1109,18 @@ impl<P: Copy> Dcf<P> {
     fn exchange_succeeded(&mut self, i: usize, now: SimTime) {
         let cw_min = self.timing.cw_min;
         let s = &mut self.stations[i];
-        let done = s.queue.pop_front().expect("head frame");
         s.short_retries = 0;
         s.long_retries = 0;
         s.cw = cw_min;
-        self.out.push(Out::Acked {
-            from: i,
-            payload: done.payload,
-        });
+        if s.job == Job::PsPoll {
+            s.poll = Poll::Sent;
+        } else {
+            let done = s.queue.pop_front().expect("head frame");
+            self.out.push(Out::Acked {
+                from: i,
+                payload: done.payload,
+            });
+        }
         self.after_exchange(i, now);
     }
 
@@ -931,7 +1131,8 @@ impl<P: Copy> Dcf<P> {
             self.timing.cw_max,
             self.timing.cw_min,
         );
-        let long = {
+        let polling = self.stations[i].job == Job::PsPoll;
+        let long = !polling && {
             let head = self.stations[i].queue.front().expect("head frame");
             self.stations[i].awaiting == Some(FrameKind::Ack) && self.uses_rts(head.bytes)
         };
@@ -945,7 +1146,12 @@ impl<P: Copy> Dcf<P> {
             s.short_retries += 1;
             (s.short_retries, limit_short)
         };
-        if count.0 >= count.1 {
+        if count.0 >= count.1 && polling {
+            // Give up: the next beacon's TIM says whether the frame still waits.
+            s.short_retries = 0;
+            s.cw = cw_min;
+            s.poll = Poll::None;
+        } else if count.0 >= count.1 {
             let dropped = s.queue.pop_front().expect("head frame");
             s.short_retries = 0;
             s.long_retries = 0;
@@ -959,8 +1165,10 @@ impl<P: Copy> Dcf<P> {
             });
         } else {
             s.cw = (2 * s.cw + 1).min(cw_max);
-            if let Some(h) = s.queue.front_mut() {
-                h.retry = true;
+            if !polling {
+                if let Some(h) = s.queue.front_mut() {
+                    h.retry = true;
+                }
             }
         }
         self.after_exchange(i, now);
@@ -973,10 +1181,11 @@ impl<P: Copy> Dcf<P> {
         let idle = self.medium_idle(i, now);
         let ifs = self.ifs(i);
         let s = &mut self.stations[i];
-        s.state = if s.queue.is_empty() {
-            State::Idle
-        } else {
+        let work = !s.queue.is_empty() || s.poll == Poll::Pending || s.beacon_pending;
+        s.state = if work {
             State::Contending
+        } else {
+            State::Idle
         };
         s.count_start = if idle {
             Some(SimTime((s.idle_since + ifs).0.max(now.0)))
@@ -984,5 +1193,97 @@ impl<P: Copy> Dcf<P> {
             None
         };
         self.schedule_contend(i, now);
+        self.maybe_doze(i, now);
+    }
+
+    // ---- infrastructure mode and power save (802.11-2020 11.1.3, 11.2.3) -----------------
+
+    /// A TBTT: the AP queues a beacon ahead of its frames, and the stations in power-save mode
+    /// that listen to this beacon wake for it.
+    fn tbtt(&mut self, ap: usize, now: SimTime) {
+        let (interval, listen) = {
+            let x = self.cfg.infrastructure.as_ref().expect("TBTTs in infrastructure mode");
+            (x.beacon_interval, x.listen_interval as u64)
+        };
+        let t = Timer {
+            station: ap as u32,
+            kind: TimerKind::Tbtt,
+            gen: 0,
+        };
+        self.out.push(Out::Schedule(now + interval, t));
+        // A beacon the busy medium held back past the next TBTT is replaced, not doubled.
+        self.stations[ap].beacon_pending = true;
+        self.start_contending(ap, now);
+        if self.tbtts % listen == 0 {
+            for i in 0..self.stations.len() {
+                if self.stations[i].ps {
+                    self.stations[i].awaiting_beacon = true;
+                    self.wake(i, now);
+                }
+            }
+        }
+        self.tbtts += 1;
+    }
+
+    /// A station in power-save mode decoded a beacon: poll for what the TIM announces, or doze.
+    fn beacon_received(&mut self, i: usize, now: SimTime) {
+        let announced = self.tim[i];
+        let s = &mut self.stations[i];
+        s.awaiting_beacon = false;
+        if announced && s.poll == Poll::None {
+            s.poll = Poll::Pending;
+            self.start_contending(i, now);
+        } else if !announced && s.poll == Poll::Sent {
+            // The frame it polled for is gone (dropped at the AP): stop waiting.
+            s.poll = Poll::None;
+        }
+        self.maybe_doze(i, now);
+    }
+
+    /// A station in power-save mode got a data frame from the AP: poll again while More Data
+    /// is set; otherwise doze once its ACK is out.
+    fn buffered_frame_received(&mut self, i: usize, now: SimTime, more: bool) {
+        let s = &mut self.stations[i];
+        if more {
+            if s.poll != Poll::Pending {
+                s.poll = Poll::Pending;
+                self.start_contending(i, now);
+            }
+        } else if s.poll == Poll::Sent {
+            s.poll = Poll::None;
+        }
+    }
+
+    fn wake(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        if s.ps && !s.awake {
+            s.awake = true;
+            s.woke_at = now;
+            self.out.push(Out::Power {
+                station: i,
+                awake: true,
+                at: now,
+            });
+        }
+    }
+
+    /// A station in power-save mode dozes as soon as it has nothing to send, expects nothing
+    /// and is not listening for a beacon (11.2.3.1).
+    fn maybe_doze(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        let busy = s.state != State::Idle
+            || s.awaiting_beacon
+            || s.poll != Poll::None
+            || s.on_air.is_some()
+            || s.response.is_some()
+            || s.awaiting.is_some();
+        if s.ps && s.awake && !busy {
+            s.awake = false;
+            self.out.push(Out::Power {
+                station: i,
+                awake: false,
+                at: now,
+            });
+        }
     }
 }

@@ -140,6 +140,12 @@ pub const LLC_SNAP: u32 = 8;
 pub const ACK_BYTES: u32 = 14;
 pub const CTS_BYTES: u32 = 14;
 pub const RTS_BYTES: u32 = 20;
+/// PS-Poll (802.11-2020 9.3.1.5): frame control, AID, BSSID, TA, FCS: 20 bytes.
+pub const PS_POLL_BYTES: u32 = 20;
+/// A minimal beacon (802.11-2020 9.3.3.2): MAC header 24, timestamp 8, beacon interval 2,
+/// capability 2, SSID element of 8 characters 10, supported rates (four) 6, DS parameter set 3,
+/// TIM with a one-byte bitmap 6, FCS 4: 65 bytes.
+pub const BEACON_BYTES: u32 = 65;
 /// Largest MSDU (802.11-2020 9.2.4.8): 2304 bytes, of which LLC/SNAP takes 8, so IP packets of
 /// up to 2296 bytes (the MTU the seeds use).
 pub const MAX_MSDU: u32 = 2304;

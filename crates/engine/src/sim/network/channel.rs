@@ -10,7 +10,7 @@ use crate::config::channel::{ChannelConfig, Overhearing};
 use crate::energy::meter::Mark;
 use crate::net::impair::AnyImpairment;
 use crate::net::routing::{RouteTable, Via};
-use crate::net::wifi::dcf::{AirRole, Dcf, DcfConfig, DropReason, FrameKind, Out, StationCounters, Timer};
+use crate::net::wifi::dcf::{AirRole, Dcf, DcfConfig, DropReason, FrameKind, Infrastructure, Out, StationCounters, Timer};
 use crate::result::network::ChannelResult;
 use crate::units::SimTime;
 use std::collections::BTreeMap;
@@ -29,7 +29,8 @@ pub(super) struct ChannelState {
 }
 
 impl ChannelState {
-    pub(super) fn new(cfg: &ChannelConfig, k: usize, routes: &RouteTable, seed: u64) -> Self {
+    /// `power_save`: the stations behind an access point doze (radio policy `psm`).
+    pub(super) fn new(cfg: &ChannelConfig, k: usize, routes: &RouteTable, seed: u64, power_save: bool) -> Self {
         let n = cfg.members.len();
         let mut iface = vec![vec![None; n]; n];
         for (i, e) in routes.ifaces.iter().enumerate() {
@@ -56,6 +57,12 @@ impl ChannelState {
             long_retry_limit: cfg.long_retry_limit,
             queue: cfg.queue as usize,
             hears: cfg.hears.clone(),
+            infrastructure: cfg.infrastructure.as_ref().map(|x| Infrastructure {
+                ap: x.station,
+                beacon_interval: x.beacon_interval,
+                listen_interval: x.listen_interval,
+                power_save: (0..n).map(|s| power_save && s != x.station).collect(),
+            }),
         };
         Self {
             dcf: Dcf::new(dcf_cfg, impairments, seed, &name),
@@ -86,6 +93,13 @@ impl NetWorld<'_> {
         let slot = self.packets.insert(p);
         self.channels[k].dcf.enqueue(self.now, a, b, slot, wire_len);
         self.after_mac(k);
+    }
+
+    /// Schedule what the channels' MACs asked for before the run began (the first beacons).
+    pub(super) fn start_channels(&mut self) {
+        for k in 0..self.channels.len() {
+            self.after_mac(k);
+        }
     }
 
     pub(super) fn on_mac_timer(&mut self, k: usize, timer: Timer) {
@@ -120,6 +134,14 @@ impl NetWorld<'_> {
                     }
                 }
                 Out::Air { station, role, kind, start, end, retry, bytes } => self.log_air(k, station, role, kind, start, end, retry, bytes),
+                Out::Power { station, awake, at } => {
+                    let radio = &mut self.nodes[self.channels[k].nodes[station]].radio;
+                    if awake {
+                        radio.wake(at);
+                    } else {
+                        radio.doze(at);
+                    }
+                }
             }
         }
         self.channels[k].out = out;

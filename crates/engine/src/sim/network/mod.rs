@@ -214,7 +214,8 @@ impl<'a> NetWorld<'a> {
                 Via::Channel { channel, from, to } => Iface::Channel { channel, from, to, counters: LinkCounters::default() },
             })
             .collect();
-        let channels = net.channels.iter().enumerate().map(|(k, c)| ChannelState::new(c, k, routes, seed)).collect();
+        let power_save = scenario.energy.radio_policy == crate::config::RadioPolicy::Psm;
+        let channels = net.channels.iter().enumerate().map(|(k, c)| ChannelState::new(c, k, routes, seed, power_save)).collect();
         let pipes: Vec<Pipe> = net
             .pipes
             .iter()
@@ -287,6 +288,7 @@ impl<'a> NetWorld<'a> {
                 w.queue.push(SimTime(stop.0), Event::Stop { flow: id });
             }
         }
+        w.start_channels();
         Ok(w)
     }
 
@@ -678,10 +680,24 @@ impl<'a> NetWorld<'a> {
             }
             Body::Udp { payload, written_at } => {
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
+                let echo = self.net.flows[f].echo;
                 let st = &mut self.flows[f];
+                if side == Side::Src {
+                    // An echo came back: the round trip is done.
+                    st.latencies.push(now.0 - written_at.0);
+                    return;
+                }
                 st.udp_delivered += 1;
                 st.udp_bytes_delivered += payload as u64;
-                st.latencies.push(now.0 - written_at.0);
+                if !echo {
+                    st.latencies.push(now.0 - written_at.0);
+                    return;
+                }
+                // RFC 862: the echo server sends the datagram straight back.
+                let n = &mut self.nodes[node.index()];
+                n.cpu.charge(now, Op::SegmentSent { bytes: payload });
+                n.originated += 1;
+                self.send(node, Packet::new(f, false, Body::Udp { payload, written_at }));
             }
         }
     }
@@ -756,6 +772,7 @@ impl<'a> NetWorld<'a> {
                 flow,
                 messages_sent: st.messages_sent,
                 messages_delivered: st.latencies.len() as u64,
+                echo: cfg.echo,
                 latency_ms: Latency::of(std::mem::take(&mut st.latencies)),
                 datagrams_sent: st.udp_sent,
                 datagrams_delivered: st.udp_delivered,
