@@ -284,3 +284,13 @@ def test_sensitivity_refuses_the_testbed_asked_for_or_recorded_in_out(cli, tmp_p
     result = cli("reproduce", "seed-002", "--sensitivity", "platform.base_power_w", "--out", out)
     assert result.exit_code == 2 and "holds a testbed reproduction" in result.stderr
     assert sorted(p.name for p in out.iterdir()) == [common.NETWORK_FILE]
+
+
+def test_the_python_entry_point_takes_the_network_and_refuses_it_where_it_does_not_apply(tmp_path):
+    from tcpenergy.reproduce import reproduce
+
+    with pytest.raises(ValueError, match="network must be one of testbed, path"):
+        reproduce("seed-000", tmp_path / "a", quick=True, network="chain")
+    with pytest.raises(ValueError, match="seed-003 has no network choice"):
+        reproduce("seed-003", tmp_path / "b", quick=True, network="testbed")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

@@ -30,7 +30,7 @@ def reproduce_command(
                                                 help="Parallel workers (default: every core).")] = None,
     part: Annotated[Optional[str], typer.Option("--part", metavar="PART",
                                                 help="Part of a paper split into parts (seed-003: options; "
-                                                     "battery-lifetime and rts-cts are not built yet).")] = None,
+                                                     "battery-lifetime, rts-cts and interference are not built yet).")] = None,
     sensitivity: Annotated[Optional[str], typer.Option(
         "--sensitivity", metavar="KEY",
         help="Sweep one device-profile figure (a dotted profile key such as cpu.cycles.sack_block_processed, "
@@ -58,8 +58,7 @@ def reproduce_command(
         built, unbuilt = PARTS[paper]
         if part is not None and part not in built:
             why = (f"the {part} part {unbuilt[part]}" if part in unbuilt else f"unknown part {part!r}")
-            _fail(f"{paper} --part {part}: {why}; the battery-lifetime and RTS/CTS parts need the battery and "
-                  f"802.11 MAC models, which are not built yet. Available parts: {', '.join(built)}", EXIT_USAGE)
+            _fail(f"{paper} --part {part}: {why}. Available parts: {', '.join(built)}", EXIT_USAGE)
     elif part is not None:
         _fail(f"{paper} has no parts; drop --part", EXIT_USAGE)
     if jobs is not None and jobs < 1:
@@ -117,13 +116,9 @@ def _reproduce(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Op
 
     if paper not in NETWORK_PAPERS:
         return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part, log=log)
-    from importlib import import_module
-
-    from tcpenergy.reproduce import PAPERS
-
     chosen = network or recorded_network(out) or DEFAULT_NETWORK
     log(f"network: {chosen}" + ("" if chosen == PATH else " (802.11b chain a-b-c-d, Dummynet at c)"))
-    return import_module(PAPERS[paper][0]).run(out, quick=quick, jobs=jobs, progress=True, log=log, network=chosen)
+    return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, log=log, network=chosen)
 
 
 def _completeness(outcome) -> str:

@@ -28,7 +28,8 @@ PAPERS: Dict[str, tuple] = {
 PARTS: Dict[str, tuple] = {
     "seed-003": (("options",), {
         "battery-lifetime": "needs the battery model (lifetime, run until empty), not yet built",
-        "rts-cts": "needs the 802.11 MAC model (RTS/CTS, link-level retransmission, interference), not yet built",
+        "rts-cts": "needs its experiments on the 802.11 channel (Tables I and II), not yet built",
+        "interference": "needs its experiments on the 802.11 channel (a third station's traffic), not yet built",
     }),
 }
 
@@ -44,10 +45,12 @@ def describe(paper: str) -> str:
 def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: Optional[int] = None,
               progress: bool = True, log: Callable[[str], None] = print, part: Optional[str] = None, *,
               transform: Optional[Callable[[Any], Any]] = None, keep: Optional[AbstractSet[str]] = None,
-              report: bool = True) -> Any:
+              report: bool = True, network: Optional[str] = None) -> Any:
     """Run (or resume) a paper's reproduction into ``out_dir``; returns the paper module's Outcome.
 
     ``part``: for papers split into parts (see PARTS), which one (default: the first built part).
+    ``network``: for seeds 000 and 002, "testbed" (the 802.11b chain) or "path" (the single path);
+    default: the network ``out_dir``'s reproduction ran on, else "path".
     ``transform``, ``keep``, ``report``: passed to the paper's ``run`` (each experiment as
     ``transform(exp)``; only the sweeps named in ``keep``; no report when False); the defaults run
     the reproduction as defined.
@@ -55,7 +58,14 @@ def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: 
     if paper not in PAPERS:
         raise KeyError(f"unknown paper {paper!r}; known: {', '.join(known_papers())}")
     module = import_module(PAPERS[paper][0])
-    hooks = {"transform": transform, "keep": keep, "report": report}
+    hooks: Dict[str, Any] = {"transform": transform, "keep": keep, "report": report}
+    from tcpenergy.reproduce.common import DEFAULT_NETWORK, NETWORK_PAPERS, NETWORKS, recorded_network
+    if paper in NETWORK_PAPERS:
+        if network is not None and network not in NETWORKS:
+            raise ValueError(f"network must be one of {', '.join(NETWORKS)}, got {network!r}")
+        hooks["network"] = network or recorded_network(Path(out_dir)) or DEFAULT_NETWORK
+    elif network is not None:
+        raise ValueError(f"{paper} has no network choice; it applies to {', '.join(NETWORK_PAPERS)}")
     if paper in PARTS:
         built, unbuilt = PARTS[paper]
         part = part or built[0]
