@@ -142,3 +142,21 @@ def test_wifi_psm_scenario_shows_the_power_save_table_and_ping_round_trips(cli, 
     laptop = psm["nodes"]["laptop"]
     assert laptop["radio_sleep_s"] > 0.9 * psm["energy"]["window_s"]
     assert cam["nodes"]["laptop"]["radio_sleep_s"] == 0
+
+
+def test_battery_scenario_runs_until_empty_and_prints_the_batteries_table(cli, quickstart):
+    """docs/models/battery.md: seed 003's benchmark laptop, its ideal battery calibrated to the
+    223-min idle lifetime (3.74 W x 223 min); with no traffic it lasts exactly that."""
+    scenario = str(quickstart.parent / "agrawal2003-battery.toml")
+    result = cli("run", scenario)
+    assert result.exit_code == 0, result.output
+    for label in ("Batteries", "Lifetime", "ideal", "sender"):
+        assert label in result.stdout, f"{label!r} missing:\n{result.stdout}"
+    idle = run_json(cli, scenario, "--set", 'flows.0.start="10h"')
+    battery = idle["nodes"]["sender"]["battery"]
+    assert idle["complete"] is True and idle["stop"] == "battery_empty:sender"
+    assert abs(battery["lifetime_s"] / 60 - 223.0) < 0.01
+    assert battery["series_remaining_mah"][0] == battery["capacity_mah"]
+    assert "battery" not in idle["nodes"]["receiver"]
+    short = run_json(cli, scenario, "--set", 'stop_after="1h"')
+    assert short["complete"] is False and short["nodes"]["sender"]["battery"]["lifetime_s"] is None

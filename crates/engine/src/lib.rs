@@ -44,9 +44,33 @@ pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Re
     if scenario.network.is_none() {
         return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
     }
-    let world = sim::network::NetWorld::new(scenario, seed)?;
-    let world = if capture { world.with_capture() } else { world };
-    world.run_captured(seed)
+    let net = scenario.network.as_ref().expect("checked above");
+    let Some(node) = net.stop_on_battery else {
+        let world = sim::network::NetWorld::new(scenario, seed)?;
+        let world = if capture { world.with_capture() } else { world };
+        return world.run_captured(seed);
+    };
+    // Until a battery is empty (docs/models/battery.md): the battery only listens, so a first run
+    // to `stop_after` tells when it empties, and a second, identical up to then, stops there.
+    let name = &net.nodes[node.index()].name;
+    let cap = units::SimTime(scenario.stop_after.0);
+    let first = sim::network::NetWorld::new(scenario, seed)?.with_horizon(cap).run(seed)?;
+    let lifetime = first.nodes[name].battery.as_ref().and_then(|b| b.lifetime_s);
+    let (mut record, frames) = match lifetime {
+        None => (first, None),
+        Some(t) => {
+            let world = sim::network::NetWorld::new(scenario, seed)?.with_horizon(units::SimTime((t * 1e9).round() as u64));
+            let world = if capture { world.with_capture() } else { world };
+            let (mut r, c) = world.run_captured(seed)?;
+            if let Some(b) = r.nodes.get_mut(name).and_then(|n| n.battery.as_mut()) {
+                b.lifetime_s = Some(t);
+            }
+            (r, c)
+        }
+    };
+    record.complete = lifetime.is_some();
+    record.stop = Some(format!("battery_empty:{name}"));
+    Ok((record, frames))
 }
 
 /// Run a scenario of either form; its record as JSON.

@@ -251,9 +251,34 @@ def _power_save_table(channels: Mapping[str, Mapping[str, Any]],
     return table
 
 
+def _minutes(seconds: Any) -> str:
+    return "" if seconds is None else f"{float(seconds) / 60:,.1f}"
+
+
+def _battery_table(record: Mapping[str, Any]) -> Optional[Table]:
+    """Nodes with a battery: its model, capacity, lifetime and what is left."""
+    nodes = {name: node["battery"] for name, node in (record.get("nodes") or {}).items() if node.get("battery")}
+    if not nodes:
+        return None
+    stop = record.get("stop")
+    caption = ("Lifetime: when the battery was empty; blank if it lasted the run." +
+               (f" The run ran until {stop.split(':', 1)[1]}'s battery was empty." if stop else ""))
+    table = Table(title="Batteries", box=box.SIMPLE_HEAD, title_justify="left", caption=caption,
+                  caption_justify="left")
+    for header in ("Node", "Model", "Capacity (mAh)", "Capacity (J)", "Lifetime (min)", "Remaining (J)"):
+        table.add_column(header, justify="left" if header in ("Node", "Model") else "right")
+    for name, b in nodes.items():
+        table.add_row(Text(str(name)), str(b.get("model", "")), fixed(b.get("capacity_mah")),
+                      fixed(b.get("capacity_j")), _minutes(b.get("lifetime_s")), fixed(b.get("remaining_j")))
+    return table
+
+
 def _network_group(record: Mapping[str, Any], console: Console) -> Group:
     parts = [_title(record), *_flows_tables(record.get("flows") or [], console),
              _nodes_table(record.get("nodes") or {})]
+    batteries = _battery_table(record)
+    if batteries is not None:
+        parts.append(batteries)
     if record.get("channels"):
         parts.append(_channels_table(record["channels"]))
         power_save = _power_save_table(record["channels"], record.get("nodes") or {})

@@ -8,6 +8,7 @@
 //! errors carry the full path too.
 
 pub mod serde_units;
+mod battery;
 pub mod channel;
 mod impairments;
 pub mod network;
@@ -74,6 +75,8 @@ struct NetworkDoc<'a> {
     flows: &'a [FlowConfig],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     routes: &'a [Vec<String>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -86,6 +89,8 @@ struct NetworkEnergyDoc {
 #[derive(Serialize)]
 struct NodeDoc<'a> {
     profile: &'a ProfileRef,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    battery: Option<&'a crate::energy::battery::BatteryConfig>,
 }
 
 impl Serialize for Scenario {
@@ -107,12 +112,13 @@ impl Serialize for Scenario {
                 stop_after: self.stop_after,
                 tcp: &self.tcp,
                 energy: NetworkEnergyDoc { radio_policy: self.energy.radio_policy, timeout: self.energy.timeout },
-                nodes: n.nodes.iter().map(|x| (x.name.as_str(), NodeDoc { profile: &x.profile })).collect(),
+                nodes: n.nodes.iter().map(|x| (x.name.as_str(), NodeDoc { profile: &x.profile, battery: x.battery.as_ref() })).collect(),
                 links: &n.links,
                 channels: &n.channels,
                 pipes: &n.pipes,
                 flows: &n.flows,
                 routes: &n.routes,
+                stop: n.stop_on_battery.map(|id| format!("battery_empty:{}", n.nodes[id.index()].name)),
             }
             .serialize(s),
         }
@@ -585,6 +591,9 @@ struct RawScenario {
     channels: Option<Value>,
     #[serde(default)]
     pipes: Option<Value>,
+    /// `"battery_empty:NODE"` (read by `network::read`).
+    #[serde(default)]
+    stop: Option<Value>,
 }
 
 fn default_name() -> String {
@@ -788,6 +797,9 @@ impl Scenario {
             let tcp_doc = doc.get("tcp").cloned().unwrap_or(Value::Object(Default::default()));
             Some(network::read(doc, &tcp_doc, &default_profile)?)
         } else {
+            if raw.stop.is_some() {
+                return Err(EngineError::config("stop", "stop = \"battery_empty:NODE\" needs the network form ([nodes] with a battery)"));
+            }
             None
         };
         let mut s = Scenario {

@@ -57,12 +57,17 @@ pub struct NetworkConfig {
     /// node follow; they override the hop-count routes for that (source, destination) pair.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub routes: Vec<Vec<String>>,
+    /// `stop = "battery_empty:NODE"`: the run ends when this node's battery is empty.
+    #[serde(skip)]
+    pub stop_on_battery: Option<NodeId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeConfig {
     pub name: String,
     pub profile: ProfileRef,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub battery: Option<crate::energy::battery::BatteryConfig>,
 }
 
 /// A point-to-point link between two nodes: one [`LinkConfig`] per direction.
@@ -265,7 +270,7 @@ impl NetworkConfig {
 
     /// The two-node network the single-path form stands for.
     pub fn from_single_path(s: &Scenario) -> Self {
-        let node = |name: &str, profile: &ProfileRef| NodeConfig { name: name.into(), profile: profile.clone() };
+        let node = |name: &str, profile: &ProfileRef| NodeConfig { name: name.into(), profile: profile.clone(), battery: None };
         let mtu = s.path.mtu;
         NetworkConfig {
             nodes: vec![node("sender", &s.energy.sender), node("receiver", &s.energy.receiver)],
@@ -295,6 +300,7 @@ impl NetworkConfig {
             routes: vec![],
             channels: vec![],
             pipes: vec![],
+            stop_on_battery: None,
         }
     }
 
@@ -327,7 +333,6 @@ const LINK_KEYS: [&str; 6] = ["between", "oneway", "mtu", "frame_overhead", "for
 struct RawNode {
     #[serde(default)]
     profile: Option<Value>,
-    /// Reserved for the battery model (DESIGN.md); refused until it exists.
     #[serde(default)]
     battery: Option<Value>,
 }
@@ -386,14 +391,12 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
             return Err(err(at, "node names are letters, digits, '_' and '-'"));
         }
         let raw: RawNode = typed(v, &at)?;
-        if raw.battery.is_some() {
-            return Err(err(format!("{at}.battery"), "batteries are not modelled yet; remove the key"));
-        }
+        let battery = raw.battery.as_ref().map(|b| super::battery::read(b, &format!("{at}.battery"))).transpose()?;
         let profile = match &raw.profile {
             Some(p) => resolve_profile(p, &format!("{at}.profile"))?,
             None => resolve_profile(default_profile, "energy.default_profile")?,
         };
-        nodes.push(NodeConfig { name: name.clone(), profile });
+        nodes.push(NodeConfig { name: name.clone(), profile, battery });
     }
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     let lookup = |name: &str, at: String| -> Result<NodeId, EngineError> {
@@ -518,7 +521,20 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         }
     }
     let pipes = channel::read_pipes(doc, &lookup)?;
-    let net = NetworkConfig { nodes, links, channels, pipes, flows, routes };
+    let stop_on_battery = match doc.get("stop") {
+        None => None,
+        Some(v) => {
+            let name = v.as_str().and_then(|t| t.strip_prefix("battery_empty:")).ok_or_else(|| {
+                err("stop", format!("must be \"battery_empty:NODE\" (the run ends when that node's battery is empty), got {v}"))
+            })?;
+            let id = lookup(name, "stop".into())?;
+            if nodes[id.index()].battery.is_none() {
+                return Err(err("stop", format!("node {name:?} has no battery; give it one: nodes.{name}.battery = {{ capacity = \"4000mAh\", voltage = \"10.8V\" }}")));
+            }
+            Some(id)
+        }
+    };
+    let net = NetworkConfig { nodes, links, channels, pipes, flows, routes, stop_on_battery };
     for (i, p) in net.pipes.iter().enumerate() {
         if !net.carries(p.ends[0], p.ends[1]) {
             return Err(err(format!("pipes.{i}.to"), format!("no link or channel carries packets from {:?} to {:?}", p.from, p.to)));

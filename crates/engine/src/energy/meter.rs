@@ -8,6 +8,7 @@
 //! E_I    = E - E_idle                     (seed 000 §2; seed 002 §3)
 //! ```
 
+use super::battery::Battery;
 use super::cpu::CpuMeter;
 use super::profile::DeviceProfile;
 use crate::config::RadioPolicy;
@@ -467,6 +468,9 @@ struct PowerIntegral<'a> {
     keep_segments: bool,
     tx_segments: Vec<(u64, u64)>,
     rx_segments: Vec<(u64, u64)>,
+    /// A battery the node's power drains, segment by segment, and the CPU's active power.
+    battery: Option<&'a mut Battery>,
+    cpu_w: f64,
 }
 
 impl<'a> PowerIntegral<'a> {
@@ -497,7 +501,51 @@ impl<'a> PowerIntegral<'a> {
             keep_segments: false,
             tx_segments: Vec::new(),
             rx_segments: Vec::new(),
+            battery: None,
+            cpu_w: 0.0,
         }
+    }
+
+    /// Draw the node's power during `[s, e)` from the battery: base and radio power `radio_w`
+    /// throughout, the CPU's while it is busy (split at its busy intervals' ends, so exact).
+    fn drain(&mut self, s: u64, e: u64, radio_w: f64) {
+        let idle_w = self.base_w + radio_w;
+        let busy_w = idle_w + self.cpu_w;
+        while self.ci < self.cpu_busy.len() && self.cpu_end(self.ci) <= s {
+            self.ci += 1;
+        }
+        let Some(b) = self.battery.as_deref_mut() else { return };
+        let mut t = s;
+        let mut k = self.ci;
+        while k < self.cpu_busy.len() && self.cpu_busy[k].0 .0 < e {
+            let (bs, be) = (self.cpu_busy[k].0 .0.max(t), self.cpu_busy[k].1 .0.min(self.w).min(e));
+            if bs > t {
+                b.draw(t, bs, idle_w);
+            }
+            if be > bs {
+                b.draw(bs, be, busy_w);
+                t = be;
+            }
+            k += 1;
+        }
+        if e > t {
+            b.draw(t, e, idle_w);
+        }
+    }
+
+    /// CPU busy time within `[s, e)`, moving the cursor past intervals that end before `s`.
+    #[inline]
+    fn cpu_overlap(&mut self, s: u64, e: u64) -> u64 {
+        while self.ci < self.cpu_busy.len() && self.cpu_end(self.ci) <= s {
+            self.ci += 1;
+        }
+        let mut overlap = 0;
+        let mut k = self.ci;
+        while k < self.cpu_busy.len() && self.cpu_busy[k].0 .0 < e {
+            overlap += self.cpu_end(k).min(e) - self.cpu_busy[k].0 .0.max(s);
+            k += 1;
+        }
+        overlap
     }
 
     #[inline]
@@ -513,6 +561,9 @@ impl<'a> PowerIntegral<'a> {
         self.state_j[i] += p * secs(len);
         self.state_ns[i] += len;
         self.state_segments[i] += 1;
+        if self.battery.is_some() && len > 0 {
+            self.drain(s, e, p);
+        }
         if matches!(st, RadioState::Tx | RadioState::Rx) {
             if self.keep_segments {
                 if st == RadioState::Tx { &mut self.tx_segments } else { &mut self.rx_segments }.push((s, e));
@@ -520,15 +571,7 @@ impl<'a> PowerIntegral<'a> {
             return;
         }
         // System idle = this radio-idle stretch minus the time the CPU was busy within it.
-        while self.ci < self.cpu_busy.len() && self.cpu_end(self.ci) <= s {
-            self.ci += 1;
-        }
-        let mut overlap = 0;
-        let mut k = self.ci;
-        while k < self.cpu_busy.len() && self.cpu_busy[k].0 .0 < e {
-            overlap += self.cpu_end(k).min(e) - self.cpu_busy[k].0 .0.max(s);
-            k += 1;
-        }
+        let overlap = self.cpu_overlap(s, e);
         let free = len - overlap;
         self.idle_ns += free;
         self.idle_j += (self.base_w + p) * secs(free);
@@ -609,18 +652,36 @@ pub fn node_energy(
 /// profile.radio.wake_time)` with `log.frames_before(w)`, integrated as the timeline is laid out.
 pub fn node_energy_from_log(
     profile: &DeviceProfile,
-    mut log: RadioLog,
+    log: RadioLog,
     cpu: &mut CpuMeter,
     w: SimTime,
     policy: RadioPolicy,
     timeout: SimDuration,
     delivered_bytes: u64,
 ) -> NodeEnergy {
+    node_energy_and_battery(profile, log, cpu, w, policy, timeout, delivered_bytes, None)
+}
+
+/// [`node_energy_from_log`], draining `battery` with the node's power as the timeline is laid
+/// out (docs/models/battery.md).
+#[allow(clippy::too_many_arguments)]
+pub fn node_energy_and_battery(
+    profile: &DeviceProfile,
+    mut log: RadioLog,
+    cpu: &mut CpuMeter,
+    w: SimTime,
+    policy: RadioPolicy,
+    timeout: SimDuration,
+    delivered_bytes: u64,
+    battery: Option<&mut Battery>,
+) -> NodeEnergy {
     let frames = log.frames_before(w);
     let doze = std::mem::take(&mut log.doze);
     let gaps = GapPolicy::new(policy, timeout, profile.radio.wake_time, &doze);
     let cpu_w = cpu.active_power_w();
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
+    power.cpu_w = cpu_w;
+    power.battery = battery;
     let marked = log.marks.iter().any(|m| !m.is_empty());
     power.keep_segments = marked;
     sweep_timeline(&mut log, w.0, gaps, |s, e, st| power.add(s, e, st));

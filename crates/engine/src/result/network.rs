@@ -17,6 +17,10 @@ pub struct NetRunResult {
     pub variant: String,
     /// Every flow finished (see [`NetFlowResult::complete`]).
     pub complete: bool,
+    /// `"battery_empty:NODE"` when the run ran until that node's battery was empty (then
+    /// `complete` says whether it emptied before `stop_after`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
     pub sim_time_s: f64,
     pub events: u64,
     pub engine_version: &'static str,
@@ -152,6 +156,9 @@ pub struct NetNodeResult {
     pub forward_cycles: f64,
     /// Protocol operations charged to this node's CPU, by kind.
     pub cpu_ops: BTreeMap<&'static str, u64>,
+    /// The node's battery over the window (docs/models/battery.md), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub battery: Option<crate::energy::battery::BatteryResult>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -17,6 +17,7 @@ use crate::capture::{self, Capture, Contents, Frame};
 use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, Transport};
 use crate::config::Scenario;
 use crate::energy::airtime::RadioAirtime;
+use crate::energy::battery::Battery;
 use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
 use crate::energy::meter::{self, NodeEnergy, RadioLog};
 use crate::error::EngineError;
@@ -179,6 +180,8 @@ pub struct NetWorld<'a> {
     wire_bytes: u64,
     /// Every frame each interface started serializing, when asked for (`with_capture`).
     capture: Option<Capture>,
+    /// Run until this time whatever the flows do, and meter up to it (a battery run).
+    horizon: Option<SimTime>,
 }
 
 impl<'a> NetWorld<'a> {
@@ -276,6 +279,7 @@ impl<'a> NetWorld<'a> {
             events: 0,
             wire_bytes: 0,
             capture: None,
+            horizon: None,
         };
         for (i, f) in net.flows.iter().enumerate() {
             let id = i as u32;
@@ -301,13 +305,19 @@ impl<'a> NetWorld<'a> {
         self
     }
 
+    /// Run until `at` even when every flow is done, and meter the window [0, at) (batteries).
+    pub fn with_horizon(mut self, at: SimTime) -> Self {
+        self.horizon = Some(at);
+        self
+    }
+
     pub fn run(self, seed: u64) -> Result<NetRunResult, EngineError> {
         self.run_captured(seed).map(|(r, _)| r)
     }
 
     /// Run, and return the capture too when `with_capture` asked for one.
     pub fn run_captured(mut self, seed: u64) -> Result<(NetRunResult, Option<Capture>), EngineError> {
-        let stop = SimTime(self.scenario.stop_after.0);
+        let stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
                 break;
@@ -315,7 +325,7 @@ impl<'a> NetWorld<'a> {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
-            if self.all_done() {
+            if self.horizon.is_none() && self.all_done() {
                 break;
             }
         }
@@ -735,7 +745,11 @@ impl<'a> NetWorld<'a> {
         let s = self.scenario;
         let net = self.net;
         let complete = self.flows.iter().all(|f| f.finished_at.is_some());
-        let window_end = if complete { self.flows.iter().filter_map(|f| f.finished_at).max().unwrap_or(self.now) } else { self.now };
+        let window_end = match self.horizon {
+            Some(h) => h,
+            None if complete => self.flows.iter().filter_map(|f| f.finished_at).max().unwrap_or(self.now),
+            None => self.now,
+        };
         let w_s = window_end.as_secs_f64();
 
         // Per flow.
@@ -801,7 +815,8 @@ impl<'a> NetWorld<'a> {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
-            let e = meter::node_energy_from_log(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n]);
+            let mut battery = cfg.battery.as_ref().map(Battery::new);
+            let e = meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n], battery.as_mut());
             let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
             nodes.insert(
@@ -813,6 +828,7 @@ impl<'a> NetWorld<'a> {
                     forwarded_packets: nd.forwarded,
                     forward_cycles: nd.cpu.other_cycles,
                     cpu_ops,
+                    battery: battery.map(|b| b.result(window_end.0)),
                 },
             );
         }
@@ -869,6 +885,7 @@ impl<'a> NetWorld<'a> {
             seed,
             variant,
             complete,
+            stop: None,
             sim_time_s: self.now.as_secs_f64(),
             events: self.events,
             engine_version: crate::VERSION,
