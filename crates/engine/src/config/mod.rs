@@ -11,6 +11,7 @@ pub mod serde_units;
 mod battery;
 pub mod channel;
 mod impairments;
+pub mod metrics;
 pub mod network;
 mod overrides;
 mod stack;
@@ -77,6 +78,12 @@ struct NetworkDoc<'a> {
     routes: &'a [Vec<String>],
     #[serde(skip_serializing_if = "Option::is_none")]
     stop: Option<String>,
+    #[serde(skip_serializing_if = "is_default_metrics")]
+    metrics: &'a metrics::MetricsConfig,
+}
+
+fn is_default_metrics(m: &&metrics::MetricsConfig) -> bool {
+    **m == metrics::MetricsConfig::default()
 }
 
 #[derive(Serialize)]
@@ -119,6 +126,7 @@ impl Serialize for Scenario {
                 flows: &n.flows,
                 routes: &n.routes,
                 stop: n.stop_on_battery.map(|id| format!("battery_empty:{}", n.nodes[id.index()].name)),
+                metrics: &n.metrics,
             }
             .serialize(s),
         }
@@ -594,6 +602,8 @@ struct RawScenario {
     /// `"battery_empty:NODE"` (read by `network::read`).
     #[serde(default)]
     stop: Option<Value>,
+    #[serde(default)]
+    metrics: Option<Value>,
 }
 
 fn default_name() -> String {
@@ -799,6 +809,9 @@ impl Scenario {
         } else {
             if raw.stop.is_some() {
                 return Err(EngineError::config("stop", "stop = \"battery_empty:NODE\" needs the network form ([nodes] with a battery)"));
+            }
+            if raw.metrics.is_some() {
+                return Err(EngineError::config("metrics", "[metrics] applies to the network form ([nodes], [[flows]])"));
             }
             None
         };

@@ -60,6 +60,9 @@ pub struct NetworkConfig {
     /// `stop = "battery_empty:NODE"`: the run ends when this node's battery is empty.
     #[serde(skip)]
     pub stop_on_battery: Option<NodeId>,
+    /// `[metrics]`: the efficiency metrics' weights and Tmax.
+    #[serde(skip)]
+    pub metrics: super::metrics::MetricsConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -301,6 +304,7 @@ impl NetworkConfig {
             channels: vec![],
             pipes: vec![],
             stop_on_battery: None,
+            metrics: Default::default(),
         }
     }
 
@@ -534,7 +538,8 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
             Some(id)
         }
     };
-    let net = NetworkConfig { nodes, links, channels, pipes, flows, routes, stop_on_battery };
+    let metrics = super::metrics::read(doc)?;
+    let net = NetworkConfig { nodes, links, channels, pipes, flows, routes, stop_on_battery, metrics };
     for (i, p) in net.pipes.iter().enumerate() {
         if !net.carries(p.ends[0], p.ends[1]) {
             return Err(err(format!("pipes.{i}.to"), format!("no link or channel carries packets from {:?} to {:?}", p.from, p.to)));

@@ -104,3 +104,17 @@ pub mod bytes {
         s.serialize_u64(*v)
     }
 }
+
+/// An optional rate (`None` when the key is absent).
+pub mod opt_rate {
+    use super::*;
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        super::rate::deserialize(d).map(Some)
+    }
+    pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(r) => s.serialize_str(&format_rate(*r)),
+            None => s.serialize_none(),
+        }
+    }
+}

@@ -1,3 +1,4 @@
-//! What a run reports beyond the result record's core: time series.
+//! What a run reports beyond the result record's core: the seeds' efficiency metrics, time series.
 
+pub mod efficiency;
 pub mod trace;

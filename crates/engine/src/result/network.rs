@@ -142,6 +142,10 @@ pub struct NetFlowResult {
     pub datagrams_delivered: u64,
     /// Packets of this flow that reached an endpoint after the flow was stopped (discarded).
     pub arrived_after_stop: u64,
+    /// Seed 004's and seed 001's efficiency metrics (docs/models/metrics.md).
+    pub efficiency: crate::metrics::efficiency::Efficiency,
+    /// Goodput below half the flows' mean (seed 004).
+    pub unfavored: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -177,6 +181,11 @@ pub struct NetworkTotals {
     pub per_bit_idealized_uj: f64,
     /// Jain's fairness index over the flows' goodput: (sum x)^2 / (n sum x^2); null if all are 0.
     pub jain_fairness: f64,
+    /// Seed 004: flows with goodput below half the mean, and their share of the flows.
+    pub unfavored_flows: usize,
+    pub risk_index: f64,
+    /// Seed 004's and seed 001's metrics on the flows' totals (Tmax: the flows' Tmax summed).
+    pub efficiency: crate::metrics::efficiency::Efficiency,
     /// Packets on a link (propagating) when the run ended.
     pub packets_in_flight: u64,
     pub flows: usize,

@@ -25,6 +25,7 @@ use crate::net::impair::{self, AnyImpairment, Verdict};
 use crate::net::link::{Fate, Link, LinkCounters};
 use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
+use crate::metrics::efficiency::{self, Efficiency};
 use crate::result::network::{jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters};
 use channel::ChannelState;
 use crate::result::FlowResult;
@@ -752,6 +753,11 @@ impl<'a> NetWorld<'a> {
         };
         let w_s = window_end.as_secs_f64();
 
+        // Seed 004's Tmax and seed 001's bottleneck for each flow (docs/models/metrics.md).
+        let (tmax_of, bottleneck_of) = self.flow_capacities();
+        let weights = &net.metrics.weights;
+        let n_flows = net.flows.len().max(1) as f64;
+
         // Per flow.
         let mut flows = Vec::with_capacity(net.flows.len());
         let mut delivered_of = Vec::with_capacity(net.flows.len());
@@ -770,7 +776,17 @@ impl<'a> NetWorld<'a> {
                 Transport::Udp => udp_flow_result(st, per_s),
             };
             delivered_of.push(flow.bytes_delivered);
+            let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
+            let data_oh = efficiency::data_overhead(flow.wire_bytes_sender + flow.wire_bytes_receiver, flow.bytes_delivered);
+            let transfer_s = match (cfg.traffic, st.finished_at) {
+                (FlowTraffic::Bulk { .. }, Some(t)) => (t - start).as_secs_f64(),
+                _ => f64::NAN,
+            };
+            let time_oh = efficiency::time_overhead(transfer_s, flow.bytes_delivered, bottleneck_of[i]);
+            let eff = Efficiency::of(weights, flow.throughput_bps, flow.goodput_bps, tmax, data_oh, time_oh);
             flows.push(NetFlowResult {
+                efficiency: eff,
+                unfavored: false,
                 name: cfg.name.clone(),
                 from: cfg.from.clone(),
                 to: cfg.to.clone(),
@@ -850,6 +866,16 @@ impl<'a> NetWorld<'a> {
             .collect();
 
         let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
+        for (f, u) in flows.iter_mut().zip(efficiency::unfavored(&goodputs)) {
+            f.unfavored = u;
+        }
+        let unfavored_flows = flows.iter().filter(|f| f.unfavored).count();
+        let sum = |g: &dyn Fn(&NetFlowResult) -> f64| flows.iter().map(g).sum::<f64>();
+        let (t_all, g_all) = (sum(&|f| f.flow.throughput_bps), sum(&|f| f.flow.goodput_bps));
+        let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
+        let sent_all: u64 = flows.iter().map(|f| f.flow.wire_bytes_sender + f.flow.wire_bytes_receiver).sum();
+        let payload_all: u64 = flows.iter().map(|f| f.flow.bytes_delivered).sum();
+        let net_efficiency = Efficiency::of(weights, t_all, g_all, tmax_all, efficiency::data_overhead(sent_all, payload_all), f64::NAN);
         let delivered: u64 = delivered_of.iter().sum();
         let (total_j, idealized_j): (f64, f64) = (energies.iter().map(|e| e.total_j).sum(), energies.iter().map(|e| e.idealized_j).sum());
         let per_bit_uj = |j: f64| if delivered > 0 { j * 1e6 / (delivered as f64 * 8.0) } else { f64::NAN };
@@ -862,6 +888,9 @@ impl<'a> NetWorld<'a> {
             per_bit_total_uj: per_bit_uj(total_j),
             per_bit_idealized_uj: per_bit_uj(idealized_j),
             jain_fairness: jain_index(&goodputs),
+            unfavored_flows,
+            risk_index: if flows.is_empty() { f64::NAN } else { unfavored_flows as f64 / flows.len() as f64 },
+            efficiency: net_efficiency,
             packets_in_flight: self.packets.in_use() as u64,
             flows: flows.len(),
             nodes: nodes.len(),
@@ -898,6 +927,33 @@ impl<'a> NetWorld<'a> {
             pipes,
             network,
         })
+    }
+}
+
+impl NetWorld<'_> {
+    /// Each flow's Tmax (its fair share of its bottleneck: the least, over its route's hops, of
+    /// the hop's rate over the flows that cross it) and its bottleneck rate (bit/s).
+    fn flow_capacities(&self) -> (Vec<f64>, Vec<f64>) {
+        let net = self.net;
+        let rate = |i: usize| -> f64 {
+            match self.routes.ifaces[i].via {
+                Via::Link { link, reverse } => {
+                    let l = &net.links[link];
+                    (if reverse { l.reverse.as_ref().map_or(0, |r| r.rate) } else { l.forward.rate }) as f64
+                }
+                Via::Channel { channel, .. } => net.channels[channel].data_rate as f64,
+            }
+        };
+        let hops: Vec<Vec<usize>> =
+            net.flows.iter().map(|f| self.routes.path(f.src, f.dst).unwrap_or_default().iter().map(|h| h.index()).collect()).collect();
+        let mut users = vec![0usize; self.routes.ifaces.len()];
+        for h in hops.iter().flatten() {
+            users[*h] += 1;
+        }
+        let least = |f: &dyn Fn(usize) -> f64, h: &[usize]| h.iter().map(|&i| f(i)).fold(f64::INFINITY, f64::min);
+        let tmax = hops.iter().map(|h| least(&|i| rate(i) / users[i] as f64, h)).collect();
+        let bottleneck = hops.iter().map(|h| least(&rate, h)).collect();
+        (tmax, bottleneck)
     }
 }
 
