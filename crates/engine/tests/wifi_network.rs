@@ -2,6 +2,9 @@
 //! UDP over the DCF across hops, link-layer retransmission below IP, IP-level pipes above the
 //! MAC, and every node's radio time and energy accounted frame by frame.
 
+mod common;
+use common::radio_seconds;
+
 use proptest::prelude::*;
 use tcpenergy_engine::result::network::NetRunResult;
 use tcpenergy_engine::{run_network, Scenario};
@@ -71,10 +74,6 @@ to = "r"
     )
 }
 
-fn radio_seconds(r: &NetRunResult, node: &str) -> f64 {
-    let e = &r.nodes[node].energy;
-    e.radio_tx_s + e.radio_rx_s + e.radio_overhear_s + e.radio_idle_s + e.radio_sleep_s + e.radio_waking_s
-}
 
 #[test]
 fn tcp_crosses_three_hops_of_one_channel_and_every_node_is_metered_frame_by_frame() {

@@ -2,6 +2,9 @@
 //! save"): beacons with a TIM, PS-Polls, dozing between beacons, and its cost in delay
 //! (Krashinsky and Balakrishnan, MobiCom 2002) and its saving in radio energy.
 
+mod common;
+use common::radio_seconds;
+
 use tcpenergy_engine::net::wifi::dcf::{Dcf, DcfConfig, FrameKind, Infrastructure, Out, Timer};
 use tcpenergy_engine::result::network::NetRunResult;
 use tcpenergy_engine::sim::queue::EventQueue;
@@ -242,10 +245,6 @@ stop = "{stop}"
     Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn radio_seconds(r: &NetRunResult, node: &str) -> f64 {
-    let e = &r.nodes[node].energy;
-    e.radio_tx_s + e.radio_rx_s + e.radio_overhear_s + e.radio_idle_s + e.radio_sleep_s + e.radio_waking_s
-}
 
 #[test]
 fn under_the_psm_policy_a_mostly_idle_laptop_radio_sleeps_over_90_percent_and_its_times_sum_to_the_window() {

@@ -511,9 +511,7 @@ impl<'a> PowerIntegral<'a> {
     fn drain(&mut self, s: u64, e: u64, radio_w: f64) {
         let idle_w = self.base_w + radio_w;
         let busy_w = idle_w + self.cpu_w;
-        while self.ci < self.cpu_busy.len() && self.cpu_end(self.ci) <= s {
-            self.ci += 1;
-        }
+        self.skip_cpu_before(s);
         let Some(b) = self.battery.as_deref_mut() else { return };
         let mut t = s;
         let mut k = self.ci;
@@ -533,12 +531,18 @@ impl<'a> PowerIntegral<'a> {
         }
     }
 
-    /// CPU busy time within `[s, e)`, moving the cursor past intervals that end before `s`.
+    /// Move the CPU cursor past busy intervals that end at or before `s` (segments come in order).
     #[inline]
-    fn cpu_overlap(&mut self, s: u64, e: u64) -> u64 {
+    fn skip_cpu_before(&mut self, s: u64) {
         while self.ci < self.cpu_busy.len() && self.cpu_end(self.ci) <= s {
             self.ci += 1;
         }
+    }
+
+    /// CPU busy time within `[s, e)`.
+    #[inline]
+    fn cpu_overlap(&mut self, s: u64, e: u64) -> u64 {
+        self.skip_cpu_before(s);
         let mut overlap = 0;
         let mut k = self.ci;
         while k < self.cpu_busy.len() && self.cpu_busy[k].0 .0 < e {

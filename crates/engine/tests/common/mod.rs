@@ -1,7 +1,14 @@
 //! Shared helpers for the engine's integration tests: scenarios built from TOML snippets.
 #![allow(dead_code)]
 
+use tcpenergy_engine::result::network::NetRunResult;
 use tcpenergy_engine::{run, RunOptions, RunResult, Scenario};
+
+/// A network node's radio time in every state; it must equal the measurement window.
+pub fn radio_seconds(r: &NetRunResult, node: &str) -> f64 {
+    let e = &r.nodes[node].energy;
+    e.radio_tx_s + e.radio_rx_s + e.radio_overhear_s + e.radio_idle_s + e.radio_sleep_s + e.radio_waking_s
+}
 
 /// The standard single-path scenario (2 Mbit/s, 20 ms each way), with `extra` TOML appended.
 pub fn scenario(variant: &str, bytes: &str, forward_impairments: &str, extra: &str) -> Scenario {
