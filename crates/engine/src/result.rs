@@ -111,10 +111,10 @@ fn ops(cpu: &CpuMeter) -> BTreeMap<&'static str, u64> {
 
 impl RunResult {
     pub(crate) fn assemble(p: Parts) -> Self {
-        let snd = &p.sender.sender.counters;
+        let snd = &p.sender.sender.counters();
         let rcv = p.receiver.receiver.as_ref();
         let delivered = rcv.map_or(0, |r| r.delivered);
-        let completion = p.sender.sender.data_acked_at.map_or(f64::NAN, |t| t.as_secs_f64());
+        let completion = p.sender.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64());
         let window = p.window_end.as_secs_f64();
         let per_s = |bits: f64| if window > 0.0 { bits / window } else { 0.0 };
         let rcv_counters = rcv.map(|r| r.counters.clone()).unwrap_or_default();

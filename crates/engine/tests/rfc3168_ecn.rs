@@ -31,7 +31,7 @@ fn new_data_is_ect_and_retransmissions_and_acks_are_not() {
 fn ce_is_echoed_until_cwr_and_the_sender_reduces_once_per_window() {
     // Three marks in one window: one reduction, one CWR, no retransmission.
     let p = marked_pair(&[20, 21, 22]);
-    let c = &p.eps[0].sender.counters;
+    let c = p.eps[0].sender.counters();
     assert_eq!(c.ecn_reductions, 1);
     assert_eq!(c.retransmissions, 0);
     let cwr: Vec<&Sent> = p.log.iter().filter(|x| x.from == 0 && x.seg.flags.contains(Flags::CWR)).collect();
@@ -48,7 +48,7 @@ fn ce_is_echoed_until_cwr_and_the_sender_reduces_once_per_window() {
 #[test]
 fn marks_in_separate_windows_each_reduce_the_window() {
     let p = marked_pair(&[20, 100]);
-    assert_eq!(p.eps[0].sender.counters.ecn_reductions, 2);
+    assert_eq!(p.eps[0].sender.counters().ecn_reductions, 2);
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn three_duplicate_acks_trigger_fast_retransmit() {
     assert!(acks.len() >= 4, "expected at least three duplicates, got {} ACKs", acks.len());
     let third_dup_arrival = acks[3].at + ONE_WAY;
     assert_eq!(sends[1].at, third_dup_arrival, "retransmission leaves when the third duplicate arrives");
-    let snd = &p.eps[0].sender.counters;
+    let snd = p.eps[0].sender.counters();
     assert_eq!(snd.fast_retransmits, 1);
     assert_eq!(snd.timeouts, 0);
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 100_000);
@@ -33,7 +33,7 @@ fn two_duplicate_acks_do_not_trigger_fast_retransmit() {
     let s = scenario("reno", "14600", "", "[tcp]\ninitial_window = 10\ndelayed_ack = { every = 2, timeout = \"200ms\" }");
     let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss(), &[7]));
     p.run_until_closed(SimTime(30_000_000_000));
-    let snd = &p.eps[0].sender.counters;
+    let snd = p.eps[0].sender.counters();
     assert_eq!(snd.fast_retransmits, 0);
     assert_eq!(snd.timeouts, 1, "the loss is repaired by the retransmission timer");
 }
@@ -86,7 +86,7 @@ fn cwnd_stops_growing_at_the_largest_window_the_peer_can_advertise_rfc7323_s2_2(
         let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
         let mut largest = 0;
         while p.step() {
-            largest = largest.max(p.eps[0].sender.tcb.cwnd);
+            largest = largest.max(p.eps[0].sender.tcb().cwnd);
         }
         assert!(largest <= bound, "window_scale = {scaling}: cwnd reached {largest}");
         if scaling == "false" {
@@ -105,7 +105,7 @@ fn unacknowledged_data_never_exceeds_the_send_buffer() {
     let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
     let mut largest = 0;
     while p.step() {
-        let t = &p.eps[0].sender.tcb;
+        let t = p.eps[0].sender.tcb();
         largest = largest.max(t.snd_max - t.snd_una);
     }
     assert!(largest <= 16_000, "in flight {largest}");

@@ -28,13 +28,13 @@ fn repair_times(p: &Pair) -> Vec<SimTime> {
 #[test]
 fn reno_with_three_losses_in_one_window_needs_a_timeout() {
     let p = run("reno");
-    assert!(p.eps[0].sender.counters.timeouts >= 1);
+    assert!(p.eps[0].sender.counters().timeouts >= 1);
 }
 
 #[test]
 fn newreno_recovers_three_losses_with_partial_acks_and_no_timeout() {
     let p = run("newreno");
-    let c = &p.eps[0].sender.counters;
+    let c = p.eps[0].sender.counters();
     assert_eq!(c.timeouts, 0);
     assert_eq!(c.fast_retransmits, 1, "one recovery episode for the whole window");
     let t = repair_times(&p);
@@ -45,7 +45,7 @@ fn newreno_recovers_three_losses_with_partial_acks_and_no_timeout() {
 #[test]
 fn sack_recovers_three_losses_within_about_one_rtt_of_detection() {
     let p = run("sack");
-    let c = &p.eps[0].sender.counters;
+    let c = p.eps[0].sender.counters();
     assert_eq!(c.timeouts, 0);
     assert_eq!(c.fast_retransmits, 1);
     let t = repair_times(&p);
@@ -59,15 +59,15 @@ fn tahoe_slow_starts_from_one_segment_after_fast_retransmit() {
     let smss = s.smss() as u64;
     let mut cwnd_after = None;
     while p.step() {
-        if p.eps[0].sender.counters.fast_retransmits == 1 && cwnd_after.is_none() {
-            cwnd_after = Some(p.eps[0].sender.tcb.cwnd);
+        if p.eps[0].sender.counters().fast_retransmits == 1 && cwnd_after.is_none() {
+            cwnd_after = Some(p.eps[0].sender.tcb().cwnd);
         }
         if p.eps[0].is_closed() && p.eps[1].is_closed() {
             break;
         }
     }
     assert_eq!(cwnd_after, Some(smss));
-    assert_eq!(p.eps[0].sender.counters.timeouts, 0);
+    assert_eq!(p.eps[0].sender.counters().timeouts, 0);
 }
 
 /// Loses the first transmission of every data segment from index `from_index` on until the sender
@@ -112,7 +112,7 @@ fn a_loss_of_the_first_new_segment_after_a_timeout_is_fast_retransmitted_rfc6582
         let mut p = Pair::new(&s, ONE_WAY, lose_window_then_first_new_segment(s.smss(), 20));
         p.run_until_closed(SimTime(60_000_000_000));
         assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 200_000, "{variant} delivers everything");
-        let c = &p.eps[0].sender.counters;
+        let c = p.eps[0].sender.counters();
         assert_eq!(c.timeouts, 1, "{variant}: only the timeout for the lost window");
         assert_eq!(c.fast_retransmits, 1, "{variant}: the new segment's loss is repaired by fast retransmit");
         // The timeline: the lost new segment is resent when the third duplicate ACK for it arrives.

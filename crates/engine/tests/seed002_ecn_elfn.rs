@@ -17,7 +17,7 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
     let route_down = Rc::new(Cell::new(false));
     let down = route_down.clone();
     let mut p = Pair::new(&s, ONE_WAY, move |_, _: &Segment, _: &[Sent]| down.get());
-    while p.eps[0].sender.tcb.snd_una < 100_000 {
+    while p.eps[0].sender.tcb().snd_una < 100_000 {
         assert!(p.step());
     }
     // The route breaks; the node before the break reports it.
@@ -27,24 +27,24 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
     let log_start = p.log.len();
     // ACKs already on their way are still processed; after them the state stays as it is.
     while p.now < frozen_at + SimDuration::from_millis(500) && p.step() {}
-    let (cwnd, ssthresh) = (p.eps[0].sender.tcb.cwnd, p.eps[0].sender.tcb.ssthresh);
+    let (cwnd, ssthresh) = (p.eps[0].sender.tcb().cwnd, p.eps[0].sender.tcb().ssthresh);
     let until = frozen_at + SimDuration::from_secs(5);
     while p.now < until && p.step() {}
     // Segments queued before the freeze may still leave at its instant; after it, only probes.
     let after: Vec<&Sent> = p.log[log_start..].iter().filter(|x| x.from == 0 && x.at > frozen_at).collect();
     assert!(!after.is_empty(), "probes are sent while frozen");
-    assert!(after.iter().all(|x| x.seg.len == 1 && x.seg.seq < p.eps[0].sender.tcb.snd_una), "only probes while frozen");
-    assert_eq!(p.eps[0].sender.counters.timeouts, 0, "no RTO while frozen");
-    assert!(p.eps[0].sender.is_frozen());
-    assert_eq!((p.eps[0].sender.tcb.cwnd, p.eps[0].sender.tcb.ssthresh), (cwnd, ssthresh));
+    assert!(after.iter().all(|x| x.seg.len == 1 && x.seg.seq < p.eps[0].sender.tcb().snd_una), "only probes while frozen");
+    assert_eq!(p.eps[0].sender.counters().timeouts, 0, "no RTO while frozen");
+    assert!(p.eps[0].sender.as_tcp().is_some_and(|s| s.is_frozen()));
+    assert_eq!((p.eps[0].sender.tcb().cwnd, p.eps[0].sender.tcb().ssthresh), (cwnd, ssthresh));
     // The route comes back: the next probe is answered and the sender resumes with its state.
     route_down.set(false);
-    while p.eps[0].sender.is_frozen() {
+    while p.eps[0].sender.as_tcp().is_some_and(|s| s.is_frozen()) {
         assert!(p.step());
     }
     // The answering ACK may acknowledge data whose ACKs the outage swallowed, which grows cwnd by
     // at most one segment in slow start; nothing is reset.
-    let resumed = p.eps[0].sender.tcb.cwnd;
+    let resumed = p.eps[0].sender.tcb().cwnd;
     assert!(resumed >= cwnd && resumed <= cwnd + s.smss() as u64, "resumes at its old cwnd: {cwnd} -> {resumed}");
     p.run_until_closed(SimTime(600_000_000_000));
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 2_000_000);
@@ -57,7 +57,7 @@ fn ecn_elfn_keeps_cwnd_on_three_duplicate_acks() {
     let mut min_ssthresh = u64::MAX;
     let mut cwnd_before = 0;
     while p.step() {
-        let snd = &p.eps[0].sender;
+        let snd = p.eps[0].sender.as_tcp().expect("a TCP sender");
         min_ssthresh = min_ssthresh.min(snd.tcb.ssthresh);
         if snd.counters.fast_retransmits == 0 {
             cwnd_before = snd.tcb.cwnd;
@@ -68,7 +68,7 @@ fn ecn_elfn_keeps_cwnd_on_three_duplicate_acks() {
             break;
         }
     }
-    assert!(p.eps[0].sender.counters.fast_retransmits >= 1);
+    assert!(p.eps[0].sender.counters().fast_retransmits >= 1);
     assert_eq!(min_ssthresh, 64_000, "ssthresh untouched");
 }
 
@@ -81,7 +81,7 @@ fn ecn_elfn_keeps_cwnd_on_timeout() {
     });
     let mut cwnd_at_timeout = None;
     while p.step() {
-        let snd = &p.eps[0].sender;
+        let snd = p.eps[0].sender.as_tcp().expect("a TCP sender");
         if snd.counters.timeouts >= 1 && cwnd_at_timeout.is_none() {
             cwnd_at_timeout = Some(snd.tcb.cwnd);
         }
@@ -89,9 +89,9 @@ fn ecn_elfn_keeps_cwnd_on_timeout() {
             break;
         }
     }
-    assert!(p.eps[0].sender.counters.timeouts >= 1);
+    assert!(p.eps[0].sender.counters().timeouts >= 1);
     assert!(cwnd_at_timeout.unwrap() > s.smss() as u64, "cwnd not reset to one segment");
-    assert_eq!(p.eps[0].sender.tcb.ssthresh, 64_000);
+    assert_eq!(p.eps[0].sender.tcb().ssthresh, 64_000);
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn ecn_elfn_timeout_goes_back_to_the_hole_and_resends_its_window_seed002_table5(
     while fired_at.is_none() {
         let log_before = p.log.len();
         assert!(p.step());
-        if p.eps[0].sender.counters.timeouts == 1 {
+        if p.eps[0].sender.counters().timeouts == 1 {
             fired_at = Some((p.now, log_before));
         }
     }
@@ -128,7 +128,7 @@ fn ecn_elfn_halves_cwnd_on_ecn_echo() {
     let mut before = 0;
     let mut after = None;
     while p.step() {
-        let snd = &p.eps[0].sender;
+        let snd = p.eps[0].sender.as_tcp().expect("a TCP sender");
         if snd.counters.ecn_reductions == 0 {
             before = snd.tcb.cwnd;
         } else if after.is_none() {
@@ -138,7 +138,7 @@ fn ecn_elfn_halves_cwnd_on_ecn_echo() {
             break;
         }
     }
-    assert_eq!(p.eps[0].sender.counters.ecn_reductions, 1);
+    assert_eq!(p.eps[0].sender.counters().ecn_reductions, 1);
     let after = after.unwrap();
     // Half the flight size, which is the window here (the sender is window-limited).
     assert!(after <= before / 2 + smss && after >= before / 2 - 2 * smss, "before {before}, after {after}");

@@ -179,10 +179,34 @@ impl Capture {
         self.window_shifts().get(&(flow, from_src)).copied()
     }
 
-    /// Each interface's pcap file: (file stem, bytes).
+    /// Each interface's pcap file: (file stem, bytes); an interface that carried E2TCP packets
+    /// with compact headers also gets "<stem>.e2tcp", those packets alone (docs/capture.md).
     pub fn pcap_files(&self) -> Vec<(String, Vec<u8>)> {
         let shifts = self.window_shifts();
-        self.links.iter().map(|l| (l.name.clone(), pcap::file(l, &self.flows, &shifts))).collect()
+        let mss = self.e2tcp_packet_sizes();
+        let mut files = Vec::with_capacity(self.links.len());
+        for l in &self.links {
+            files.push((l.name.clone(), pcap::file(l, &self.flows, &shifts)));
+            if l.frames.iter().any(|f| pcap::is_compact(&f.contents)) {
+                files.push((format!("{}.e2tcp", l.name), pcap::e2tcp_file(l, &self.flows, &mss)));
+            }
+        }
+        files
+    }
+
+    /// Each E2TCP flow end's packet size: the largest payload it sent (every packet but the
+    /// last is that long), which numbers its packets.
+    fn e2tcp_packet_sizes(&self) -> HashMap<(u32, bool), u32> {
+        let mut sizes: HashMap<(u32, bool), u32> = HashMap::new();
+        for f in self.links.iter().flat_map(|l| &l.frames) {
+            if let Contents::Tcp(seg) = &f.contents {
+                if seg.compact {
+                    let e = sizes.entry((f.flow, f.from_src)).or_insert(1);
+                    *e = (*e).max(seg.len);
+                }
+            }
+        }
+        sizes
     }
 }
 

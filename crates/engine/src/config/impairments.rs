@@ -26,8 +26,15 @@ pub enum Impairment {
         #[serde(skip_serializing_if = "Option::is_none")]
         phase_group: Option<String>,
     },
-    /// Time-driven two-state channel; state lengths uniform in [min, max].
-    GilbertElliott { good: GeState, bad: GeState },
+    /// Time-driven two-state channel; state lengths uniform in [min, max]. Impairments sharing a
+    /// `phase_group` share the state timeline (one radio channel seen by both directions) and
+    /// draw their losses independently.
+    GilbertElliott {
+        good: GeState,
+        bad: GeState,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        phase_group: Option<String>,
+    },
     /// A `fraction` of packets is held back `extra_delay` so later packets overtake it.
     Reorder {
         fraction: f64,
@@ -172,6 +179,8 @@ struct RawPeriodicBurst {
 struct RawGilbertElliott {
     good: GeState,
     bad: GeState,
+    #[serde(default)]
+    phase_group: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -298,7 +307,10 @@ impl Impairment {
                         return Err(EngineError::config(at(&format!("{name}.max")), "must be >= min"));
                     }
                 }
-                Impairment::GilbertElliott { good: r.good, bad: r.bad }
+                if r.phase_group.as_deref().is_some_and(|g| g.trim().is_empty()) {
+                    return Err(EngineError::config(at("phase_group"), "must be a non-empty name"));
+                }
+                Impairment::GilbertElliott { good: r.good, bad: r.bad, phase_group: r.phase_group }
             }
             "reorder" => {
                 let r: RawReorder = typed(&rest, prefix)?;

@@ -10,12 +10,14 @@
 pub mod serde_units;
 mod battery;
 pub mod channel;
+mod e2tcp;
 mod impairments;
 pub mod metrics;
 pub mod network;
 mod overrides;
 mod stack;
 
+pub use e2tcp::E2tcpConfig;
 pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, Transport};
 pub use overrides::apply_override;
@@ -271,6 +273,9 @@ pub struct TcpConfig {
     pub fixed_rto: Option<SimDuration>,
     /// Which ACKs give RTT samples when timestamps are off (docs/models/tcp.md#rtt-sampling).
     pub rtt_sampling: RttSampling,
+    /// E2TCP's constants (variant `e2tcp` only); unset = the defaults of docs/models/e2tcp.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub e2tcp: Option<E2tcpConfig>,
 }
 
 pub(crate) mod opt_duration {
@@ -330,6 +335,7 @@ impl Default for TcpConfig {
             beta: None,
             fixed_rto: None,
             rtt_sampling: RttSampling::EveryAck,
+            e2tcp: None,
         }
     }
 }
@@ -386,6 +392,9 @@ pub enum Variant {
     /// TCP-ECN-ELFN (seed 002 Table 1): NewReno base, ECN and ELFN on; duplicate ACKs and
     /// timeouts retransmit without touching cwnd; only ECN-Echo halves it.
     EcnElfn,
+    /// E2TCP (seed 001 §2): per-packet SACK, immediate retransmission, a loss-driven window,
+    /// two timers and compact headers; its constants in `tcp.e2tcp`.
+    E2tcp,
 }
 
 impl Variant {
@@ -404,6 +413,7 @@ impl Variant {
             Variant::Ecn => "ecn",
             Variant::Elfn => "elfn",
             Variant::EcnElfn => "ecn-elfn",
+            Variant::E2tcp => "e2tcp",
         }
     }
 
@@ -414,7 +424,7 @@ impl Variant {
 
     /// Whether this variant's loss recovery reads SACK information (so SACK is negotiated by default).
     pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Cubic | Variant::Ecn)
+        matches!(self, Variant::Sack | Variant::Cubic | Variant::Ecn | Variant::E2tcp)
     }
 
     /// Whether the variant turns ECN on whatever `tcp.ecn` says.
@@ -990,6 +1000,20 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
     }
     if t.delayed_ack.every == 0 && t.delayed_ack.timeout.0 == 0 {
         return Err(e("delayed_ack", "every = 0 (timer only) needs a timeout > 0".into()));
+    }
+    if t.variant == Variant::E2tcp {
+        if t.timestamps {
+            return Err(e("timestamps", "E2TCP has no timestamps option; set it false with variant = \"e2tcp\"".into()));
+        }
+        if t.sack == Some(false) {
+            return Err(e("sack", "E2TCP always acknowledges with SACK blocks; leave it unset or true".into()));
+        }
+        if t.window_scale {
+            return Err(e("window_scale", "E2TCP windows count packets (at most 32767); window_scale does not apply".into()));
+        }
+        e2tcp::validate(t.e2tcp.as_ref().unwrap_or(&E2tcpConfig::default()), &format!("{at}.e2tcp"))?;
+    } else if t.e2tcp.is_some() {
+        return Err(e("e2tcp", format!("applies to variant = \"e2tcp\" only, not {:?}", t.variant.name())));
     }
     Ok(())
 }

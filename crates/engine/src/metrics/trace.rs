@@ -5,7 +5,7 @@
 use crate::energy::cpu::CpuMeter;
 use crate::energy::meter::{radio_state_at, RadioState, RadioTimeline};
 use crate::energy::profile::DeviceProfile;
-use crate::tcp::sender::Sender;
+use crate::tcp::endpoint::AnySender;
 use crate::units::SimTime;
 use serde::Serialize;
 
@@ -36,14 +36,14 @@ pub struct TraceColumns {
 }
 
 impl Trace {
-    pub fn record(&mut self, now: SimTime, s: &Sender) {
+    pub fn record(&mut self, now: SimTime, s: &AnySender) {
         self.t.push(now.0);
-        self.cwnd.push(s.tcb.cwnd);
-        self.ssthresh.push(s.tcb.ssthresh.min(u32::MAX as u64));
+        self.cwnd.push(s.tcb().cwnd);
+        self.ssthresh.push(s.tcb().ssthresh.min(u32::MAX as u64));
         self.in_flight.push(s.in_flight());
         self.rto.push(s.rto().0);
-        self.ca_state.push(s.tcb.ca_state.name());
-        self.ecn_reductions.push(s.counters.ecn_reductions);
+        self.ca_state.push(s.tcb().ca_state.name());
+        self.ecn_reductions.push(s.counters().ecn_reductions);
     }
 
     pub fn finish(self, timeline: &RadioTimeline, profile: &DeviceProfile, cpu: &mut CpuMeter) -> TraceColumns {

@@ -170,7 +170,7 @@ impl<'a> World<'a> {
                 break;
             }
         }
-        let data_done = self.nodes[SENDER].ep.sender.data_acked_at;
+        let data_done = self.nodes[SENDER].ep.sender.data_acked_at();
         // A transfer whose data all arrived but whose teardown stalled still counts as complete.
         complete |= data_done.is_some() && self.queue.is_empty();
         let capture = self.capture.take();
@@ -301,7 +301,7 @@ impl<'a> World<'a> {
     fn finish(mut self, seed: u64, complete: bool) -> Result<RunResult, EngineError> {
         let s = self.scenario;
         let snd = &self.nodes[SENDER].ep;
-        let window_end = snd.sender.data_acked_at.unwrap_or(self.now);
+        let window_end = snd.sender.data_acked_at().unwrap_or(self.now);
         let delivered = self.nodes[RECEIVER].ep.receiver.as_ref().map_or(0, |r| r.delivered);
         if delivered > s.traffic.bytes {
             return Err(EngineError::Invariant(format!(

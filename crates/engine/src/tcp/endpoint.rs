@@ -2,13 +2,104 @@
 //! reports its next deadline. It never touches the event queue (as in smoltcp and quinn-proto),
 //! so unit tests can drive it by hand on a timeline.
 
+use super::e2tcp::{self, E2tcpSender};
 use super::receiver::{Receiver, ReceiverParams};
 use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
-use super::sender::{timestamp_ms, OutSegment, Sender};
+use super::sender::{timestamp_ms, OutSegment, Sender, SenderCounters};
+use super::tcb::Tcb;
 use super::variant::Recipe;
-use crate::config::{HeaderPrediction, Scenario, TcpConfig};
+use crate::config::{HeaderPrediction, Scenario, TcpConfig, Variant};
 use crate::energy::cpu::{CpuMeter, Op};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
+
+/// The sending half: TCP's (congestion control and loss recovery as the variant's recipe says)
+/// or E2TCP's (seed 001 §2), behind one interface.
+#[derive(Debug, Clone)]
+pub enum AnySender {
+    Tcp(Sender),
+    E2tcp(E2tcpSender),
+}
+
+macro_rules! each {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self {
+            AnySender::Tcp($s) => $e,
+            AnySender::E2tcp($s) => $e,
+        }
+    };
+}
+
+impl AnySender {
+    pub fn open(&mut self, peer_window: u64) {
+        each!(self, s => s.open(peer_window))
+    }
+    pub fn close(&mut self) {
+        each!(self, s => s.close())
+    }
+    pub fn is_closing(&self) -> bool {
+        each!(self, s => s.is_closing())
+    }
+    pub fn fin_acked(&self) -> bool {
+        each!(self, s => s.fin_acked())
+    }
+    pub fn write(&mut self, bytes: u64) {
+        each!(self, s => s.write(bytes))
+    }
+    pub fn stop_writing(&mut self, now: SimTime) {
+        each!(self, s => s.stop_writing(now))
+    }
+    pub fn data_end(&self) -> u64 {
+        each!(self, s => s.data_end())
+    }
+    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        each!(self, s => s.on_ack(now, seg, cpu))
+    }
+    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        each!(self, s => s.on_timeout(now, cpu))
+    }
+    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+        each!(self, s => s.poll_segment(now, cpu))
+    }
+    pub fn deadline(&self) -> Option<SimTime> {
+        each!(self, s => s.deadline())
+    }
+    pub fn in_flight(&self) -> u64 {
+        each!(self, s => s.in_flight())
+    }
+    /// The timeout a timer would be armed with now.
+    pub fn rto(&self) -> SimDuration {
+        each!(self, s => s.rto())
+    }
+    pub fn tcb(&self) -> &Tcb {
+        each!(self, s => &s.tcb)
+    }
+    pub fn counters(&self) -> &SenderCounters {
+        each!(self, s => &s.counters)
+    }
+    /// When the last application byte was acknowledged.
+    pub fn data_acked_at(&self) -> Option<SimTime> {
+        each!(self, s => s.data_acked_at)
+    }
+    /// A route-failure or route-restored notice; only an ELFN TCP sender reacts.
+    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
+        if let AnySender::Tcp(s) = self {
+            s.on_route_notice(now, restored, cpu);
+        }
+    }
+    /// The TCP sender, for the tests and traces that read its internals.
+    pub fn as_tcp(&self) -> Option<&Sender> {
+        match self {
+            AnySender::Tcp(s) => Some(s),
+            AnySender::E2tcp(_) => None,
+        }
+    }
+    pub fn as_e2tcp(&self) -> Option<&E2tcpSender> {
+        match self {
+            AnySender::E2tcp(s) => Some(s),
+            AnySender::Tcp(_) => None,
+        }
+    }
+}
 
 /// Which side opens the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,13 +123,15 @@ pub struct EndpointCounters {
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     pub role: Role,
-    pub sender: Sender,
+    pub sender: AnySender,
     pub receiver: Option<Receiver>,
     receiver_params: ReceiverParams,
     timestamps: bool,
     sack: bool,
     window_scale: Option<u8>,
     mss_option: u16,
+    /// E2TCP's compact headers on every segment sent (seed 001 §2.3).
+    compact_headers: bool,
     pub counters: EndpointCounters,
 }
 
@@ -56,9 +149,12 @@ impl Endpoint {
         let recipe = Recipe::for_tcp(tcp, smss);
         let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
         let max_window = tcp.max_window();
+        let is_e2tcp = tcp.variant == Variant::E2tcp;
         let receiver_params = ReceiverParams {
             sack: recipe.sender.sack,
-            max_sack_blocks: max_sack_blocks(tcp.timestamps),
+            // E2TCP: two blocks describe two runs of losses (seed 001 §2.1).
+            max_sack_blocks: if is_e2tcp { e2tcp::header::MAX_SACK_BLOCKS } else { max_sack_blocks(tcp.timestamps) },
+            ack_every_packet: is_e2tcp,
             timestamps: tcp.timestamps,
             delack_every: tcp.delayed_ack.every,
             delack_timeout: tcp.delayed_ack.timeout,
@@ -68,7 +164,11 @@ impl Endpoint {
             ecn: tcp.ecn_enabled(),
             predict_first: tcp.header_prediction == HeaderPrediction::PredictFirst,
         };
-        let mut sender = Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes);
+        let mut sender = if is_e2tcp {
+            AnySender::E2tcp(E2tcpSender::new(tcp, smss, app_bytes))
+        } else {
+            AnySender::Tcp(Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes))
+        };
         if role == Role::Active {
             sender.open(smss as u64);
             if close_after {
@@ -84,6 +184,7 @@ impl Endpoint {
             sack: recipe.sender.sack,
             window_scale,
             mss_option: (mtu - 40).min(u16::MAX as u32) as u16,
+            compact_headers: is_e2tcp && tcp.e2tcp.as_ref().is_none_or(|c| c.header_compression),
             counters: EndpointCounters::default(),
         }
     }
@@ -126,7 +227,7 @@ impl Endpoint {
         }
         let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
         if due {
-            let seq = self.sender.tcb.snd_nxt.max(self.sender.tcb.snd_una);
+            let seq = self.sender.tcb().snd_nxt.max(self.sender.tcb().snd_una);
             let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false };
             cpu.charge(now, Op::AckSent);
             self.counters.pure_acks_sent += 1;
@@ -159,6 +260,7 @@ impl Endpoint {
         let mut seg = Segment::new(out.seq, ack, out.len, flags, window);
         seg.sack = sack;
         seg.retransmission = out.retransmission;
+        seg.compact = self.compact_headers;
         if out.ect {
             seg.ecn = super::segment::Ecn::Ect;
         }

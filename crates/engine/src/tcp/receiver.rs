@@ -25,6 +25,8 @@ pub struct ReceiverParams {
     pub ecn: bool,
     /// Header prediction before the PAWS test (seed 003 §II-E "H2 first").
     pub predict_first: bool,
+    /// Acknowledge every data packet at once, short ones too (E2TCP, seed 001 §2.1).
+    pub ack_every_packet: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -221,7 +223,7 @@ impl Receiver {
         if seg.len >= self.params.mss {
             self.unacked_full += 1;
         }
-        if self.params.delack_every > 0 && self.unacked_full >= self.params.delack_every {
+        if self.params.ack_every_packet || (self.params.delack_every > 0 && self.unacked_full >= self.params.delack_every) {
             self.ack_now = true;
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(on_tick(now, self.params.delack_timeout, self.params.delack_tick));

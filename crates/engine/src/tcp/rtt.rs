@@ -83,6 +83,10 @@ impl RttEstimator {
     pub fn srtt(&self) -> Option<SimDuration> {
         self.srtt.map(SimDuration)
     }
+
+    pub fn rttvar(&self) -> SimDuration {
+        SimDuration(self.rttvar)
+    }
 }
 
 #[cfg(test)]

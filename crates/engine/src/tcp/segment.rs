@@ -91,6 +91,8 @@ pub struct Segment {
     pub ecn: Ecn,
     /// Not on the wire: set when this segment re-sends sequence space sent before (for counters).
     pub retransmission: bool,
+    /// Sent with E2TCP's compact header (seed 001 §2.3) in place of the TCP and IP headers.
+    pub compact: bool,
 }
 
 /// IPv4 header without options (RFC 791).
@@ -122,6 +124,7 @@ impl Segment {
             syn: None,
             ecn: Ecn::NotEct,
             retransmission: false,
+            compact: false,
         }
     }
 
@@ -147,8 +150,11 @@ impl Segment {
         ts + sack
     }
 
-    /// IPv4 + TCP header bytes.
+    /// IPv4 + TCP header bytes, or E2TCP's compact header.
     pub fn header_len(&self) -> u32 {
+        if self.compact {
+            return super::e2tcp::header::header_len(self);
+        }
         IPV4_HEADER + TCP_HEADER + self.options_len()
     }
 

@@ -40,7 +40,8 @@ impl Recipe {
         let recovery = match t.variant {
             Variant::Tahoe => AnyRecovery::Tahoe(TahoeRecovery),
             Variant::Reno => AnyRecovery::Reno(RenoRecovery),
-            Variant::Sack | Variant::Cubic | Variant::Ecn => AnyRecovery::Sack(SackRecovery),
+            // E2TCP has its own sender (tcp::e2tcp); the recipe's recovery goes unused.
+            Variant::Sack | Variant::Cubic | Variant::Ecn | Variant::E2tcp => AnyRecovery::Sack(SackRecovery),
             Variant::EcnElfn => AnyRecovery::EcnElfn(EcnElfnRecovery::new(t.dupack_threshold)),
             Variant::Newreno
             | Variant::Elfn

@@ -34,7 +34,7 @@ pub fn trace(p: &mut Pair, limit: SimTime) -> Vec<Step> {
         if !p.step() {
             break;
         }
-        let s = &p.eps[0].sender;
+        let s = p.eps[0].sender.as_tcp().expect("a TCP sender");
         let deadline = s.deadline();
         let armed = match deadline {
             Some(d) if deadline != last_deadline => Some(d - p.now),

@@ -57,8 +57,12 @@ impl AnyImpairment {
                 let window = window(on, every, offset, run_seed, name, phase_group.as_deref());
                 Self::PeriodicBurst(periodic::PeriodicBurst::new(p, window, rng))
             }
-            Impairment::GilbertElliott { good, bad } => {
-                Self::GilbertElliott(gilbert_elliott::GilbertElliott::new(good, bad, rng))
+            Impairment::GilbertElliott { good, bad, ref phase_group } => {
+                let mut ge = gilbert_elliott::GilbertElliott::new(good, bad, rng);
+                if let Some(g) = phase_group {
+                    ge = ge.with_timeline(Stream::new(run_seed, &format!("gilbert_elliott phase group {g}")));
+                }
+                Self::GilbertElliott(ge)
             }
             Impairment::Reorder { fraction, extra_delay } => Self::Reorder(reorder::Reorder::new(fraction, extra_delay, rng)),
             Impairment::Jitter { min, max, keep_order } => Self::Jitter(jitter::Jitter::new(min, max, keep_order, rng)),

@@ -735,7 +735,7 @@ impl<'a> NetWorld<'a> {
         }
         let Some(ep) = st.tcp[Side::Src as usize].as_ref() else { return };
         let closing = ep.sender.is_closing();
-        if let (true, Some(t)) = (closing, ep.sender.data_acked_at) {
+        if let (true, Some(t)) = (closing, ep.sender.data_acked_at()) {
             if matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. }) {
                 st.finished_at = Some(t);
             }
@@ -963,9 +963,9 @@ fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: impl Fn(f64) -
     let rc = rcv.map(|r| r.counters.clone()).unwrap_or_default();
     let (snd, wire_out, completion) = match src {
         Some(ep) => (
-            ep.sender.counters.clone(),
+            ep.sender.counters().clone(),
             ep.counters.wire_bytes_out,
-            ep.sender.data_acked_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+            ep.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64()),
         ),
         None => (Default::default(), 0, f64::NAN),
     };

@@ -1,0 +1,373 @@
+//! The E2TCP sender (seed 001 §2): per-packet loss detection from SACK, immediate retransmission,
+//! the loss-driven window of `window.rs` and the two timers of `timers.rs`.
+//!
+//! Numbering. The wire carries packet numbers (`header::packet_number`); inside the engine the
+//! sender keeps the byte offsets the receiver and the capture share, which map one to one onto
+//! packet numbers because every packet but the last is `smss` bytes long.
+//!
+//! Loss detection. E2TCP runs over one hop, which never reorders: when the receiver reports a
+//! packet, every packet sent before it and not yet reported is lost. The sender numbers its sends
+//! (first transmissions and retransmissions alike) and applies exactly that rule, so a lost
+//! retransmission is detected like any other loss, as soon as a later send is reported.
+
+use super::timers::{TimerKind, TwoTimers};
+use super::window::{E2tcpWindow, Reading};
+use crate::config::{E2tcpConfig, TcpConfig};
+use crate::energy::cpu::{CpuMeter, Op};
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::segment::Segment;
+use crate::tcp::sender::{OutSegment, SenderCounters, ISS};
+use crate::tcp::tcb::{CaState, Tcb};
+use crate::units::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// One packet sent and not yet cumulatively acknowledged.
+#[derive(Debug, Clone, Copy)]
+struct Packet {
+    seq: u64,
+    len: u32,
+    syn: bool,
+    fin: bool,
+    sacked: bool,
+    /// Deemed lost and waiting for its retransmission.
+    lost: bool,
+    /// Its last send was a retransmission: the retransmission timer watches it.
+    retransmitted: bool,
+    ever_retransmitted: bool,
+    /// Order of its last send among all sends.
+    order: u64,
+    sent_at: SimTime,
+}
+
+impl Packet {
+    fn end(&self) -> u64 {
+        self.seq + self.len as u64 + self.syn as u64 + self.fin as u64
+    }
+    /// On its way: neither reported nor deemed lost.
+    fn outstanding(&self) -> bool {
+        !self.sacked && !self.lost
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct E2tcpSender {
+    /// Kept for the trace and the endpoint: cwnd is the window in bytes; ssthresh is unused.
+    pub tcb: Tcb,
+    packets: VecDeque<Packet>,
+    window: E2tcpWindow,
+    timers: TwoTimers,
+    rtt: RttEstimator,
+    cfg: E2tcpConfig,
+    initial_timeout: SimDuration,
+    send_buffer: u64,
+    open: bool,
+    data_end: u64,
+    closing: bool,
+    fin_acked: bool,
+    rwnd: u64,
+    next_order: u64,
+    pub data_acked_at: Option<SimTime>,
+    pub counters: SenderCounters,
+    /// Acknowledgments whose newly reported losses reached the error limit.
+    pub bursts_detected: u64,
+}
+
+impl E2tcpSender {
+    /// A sender of `app_bytes` in packets of `smss` payload bytes with TCP settings `tcp`.
+    pub fn new(tcp: &TcpConfig, smss: u32, app_bytes: u64) -> Self {
+        let cfg = tcp.e2tcp.clone().unwrap_or_default();
+        let window = E2tcpWindow::new(cfg.clone());
+        let smss = smss as u64;
+        let tcb = Tcb {
+            smss,
+            cwnd: window.packets() as u64 * smss,
+            ssthresh: u64::MAX / 4,
+            ca_state: CaState::Open,
+            recover: ISS,
+            dupacks: 0,
+            snd_una: ISS,
+            snd_nxt: ISS,
+            snd_max: ISS,
+            pending_rexmit: None,
+            bytes_acked: 0,
+            now: SimTime::ZERO,
+            srtt: None,
+        };
+        Self {
+            tcb,
+            packets: VecDeque::new(),
+            window,
+            timers: TwoTimers::default(),
+            rtt: RttEstimator::new(tcp.initial_rto, SimDuration(1), tcp.max_rto, SimDuration::ZERO),
+            initial_timeout: tcp.initial_rto,
+            cfg,
+            send_buffer: tcp.send_buffer.unwrap_or(u64::MAX / 4),
+            open: false,
+            data_end: ISS + 1 + app_bytes,
+            closing: false,
+            fin_acked: false,
+            rwnd: smss,
+            next_order: 0,
+            data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
+            counters: SenderCounters::default(),
+            bursts_detected: 0,
+        }
+    }
+
+    pub fn open(&mut self, peer_window: u64) {
+        self.open = true;
+        self.rwnd = peer_window.max(1);
+    }
+    pub fn close(&mut self) {
+        self.closing = true;
+    }
+    pub fn is_closing(&self) -> bool {
+        self.closing
+    }
+    pub fn fin_acked(&self) -> bool {
+        self.fin_acked
+    }
+    pub fn write(&mut self, bytes: u64) {
+        debug_assert!(!self.closing, "write after close");
+        if bytes > 0 {
+            self.data_end += bytes;
+            self.data_acked_at = None;
+        }
+    }
+    pub fn stop_writing(&mut self, now: SimTime) {
+        self.data_end = self.data_end.min(self.tcb.snd_max.max(ISS + 1));
+        if self.data_acked_at.is_none() && self.tcb.snd_una >= self.data_end {
+            self.data_acked_at = Some(now);
+        }
+        self.closing = true;
+    }
+    pub fn data_end(&self) -> u64 {
+        self.data_end
+    }
+    /// The window in packets.
+    pub fn window_packets(&self) -> u32 {
+        self.window.packets()
+    }
+
+    /// Both timers' value: a little above the round-trip estimate (seed 001 §2.2), i.e.
+    /// SRTT + max(margin x SRTT, 4 RTTVAR), at least `min_timeout`; `initial_rto` before the
+    /// first sample. Never backed off: a timeout is read as a burst, and the minimum window that
+    /// follows is the probe.
+    pub fn timeout(&self) -> SimDuration {
+        match self.rtt.srtt() {
+            None => self.initial_timeout,
+            Some(srtt) => {
+                let margin = SimDuration((srtt.0 as f64 * self.cfg.timer_margin).round() as u64);
+                let spread = SimDuration(4 * self.rtt.rttvar().0);
+                (srtt + margin.max(spread)).max(self.cfg.min_timeout)
+            }
+        }
+    }
+
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.timers.deadline()
+    }
+
+    /// Bytes on their way (neither reported nor deemed lost).
+    pub fn in_flight(&self) -> u64 {
+        self.packets.iter().filter(|p| p.outstanding()).map(|p| p.len as u64).sum()
+    }
+
+    fn outstanding_packets(&self) -> u32 {
+        self.packets.iter().filter(|p| p.outstanding()).count() as u32
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Acknowledgments.
+
+    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        self.tcb.now = now;
+        let ack = seg.ack;
+        if !self.open || ack > self.tcb.snd_max {
+            return;
+        }
+        if seg.is_pure_ack() {
+            let predicted = ack > self.tcb.snd_una && seg.sack.is_empty();
+            cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+        }
+        self.rwnd = seg.window as u64;
+
+        // What this ACK newly reports as received: the latest send among it, and the latest
+        // never-retransmitted one (Karn: only that gives an RTT sample).
+        let mut newest_order: Option<u64> = None;
+        let mut sample_from: Option<(u64, SimTime)> = None;
+        let mut note = |p: &Packet| {
+            newest_order = newest_order.max(Some(p.order));
+            if !p.ever_retransmitted && sample_from.is_none_or(|(o, _)| p.order > o) {
+                sample_from = Some((p.order, p.sent_at));
+            }
+        };
+        while let Some(p) = self.packets.front() {
+            if p.end() > ack {
+                break;
+            }
+            let p = self.packets.pop_front().expect("front exists");
+            if !p.sacked {
+                note(&p);
+            }
+            if p.fin {
+                self.fin_acked = true;
+            }
+        }
+        let advanced = ack > self.tcb.snd_una;
+        if advanced {
+            self.tcb.snd_una = ack;
+        }
+        for &(l, r) in seg.sack.as_slice() {
+            cpu.charge(now, Op::SackBlockProcessed);
+            for p in self.packets.iter_mut().filter(|p| !p.sacked && l <= p.seq && p.end() <= r) {
+                p.sacked = true;
+                p.lost = false;
+                note(p);
+                cpu.charge(now, Op::ScoreboardUpdate);
+            }
+        }
+        if self.data_acked_at.is_none() && ack >= self.data_end {
+            self.data_acked_at = Some(now);
+        }
+        if let Some((_, sent)) = sample_from {
+            self.rtt.on_sample(now - sent);
+            self.tcb.srtt = self.rtt.srtt();
+            self.counters.rtt_samples += 1;
+        }
+        if newest_order.is_some() || advanced {
+            // One hop never reorders: every send older than a reported one that is still
+            // unreported was lost (seed 001 §2.1).
+            let horizon = newest_order.unwrap_or(0);
+            let mut n_new = 0u32;
+            for p in self.packets.iter_mut().filter(|p| p.outstanding() && p.order < horizon) {
+                p.lost = true;
+                n_new += 1;
+            }
+            if n_new > 0 {
+                self.counters.fast_retransmits += 1;
+            }
+            if self.window.on_report(n_new) == Reading::Burst {
+                self.bursts_detected += 1;
+            }
+        }
+        self.stop_idle_timers(now, cpu);
+        self.sync_tcb();
+    }
+
+    /// A timer with nothing left to watch is stopped.
+    fn stop_idle_timers(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        for (kind, retx) in [(TimerKind::Transmission, false), (TimerKind::Retransmission, true)] {
+            let watching = self.packets.iter().any(|p| p.outstanding() && p.retransmitted == retx);
+            if !watching && self.timers.stop(kind) {
+                cpu.charge(now, Op::TimerSet);
+            }
+        }
+    }
+
+    fn sync_tcb(&mut self) {
+        self.tcb.cwnd = self.window.packets() as u64 * self.tcb.smss;
+        self.tcb.snd_nxt = self.tcb.snd_max;
+        self.tcb.ca_state = if self.packets.iter().any(|p| p.lost) { CaState::Recovery } else { CaState::Open };
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Timers.
+
+    /// An expired timer deems every packet it watches lost: the transmission timer the first
+    /// transmissions, the retransmission timer the retransmissions; the window restarts from
+    /// its minimum.
+    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        self.tcb.now = now;
+        let expired: Vec<TimerKind> = self.timers.take_expired(now).collect();
+        for kind in expired {
+            cpu.charge(now, Op::TimerExpired);
+            let retx = kind == TimerKind::Retransmission;
+            let mut deemed = 0;
+            for p in self.packets.iter_mut().filter(|p| p.outstanding() && p.retransmitted == retx) {
+                p.lost = true;
+                deemed += 1;
+            }
+            if deemed > 0 {
+                self.counters.timeouts += 1;
+                self.window.on_timeout();
+            }
+        }
+        self.sync_tcb();
+    }
+
+    pub fn rto(&self) -> SimDuration {
+        self.timeout()
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Output.
+
+    fn has_unsent(&self) -> bool {
+        self.tcb.snd_max < self.data_end || (self.closing && self.tcb.snd_max <= self.data_end)
+    }
+
+    /// The next packet to send now: the oldest lost packet first (immediate retransmission),
+    /// then new data, while fewer packets than the window are on their way.
+    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+        if !self.open || self.outstanding_packets() >= self.window.packets() {
+            return None;
+        }
+        if let Some(i) = self.packets.iter().position(|p| p.lost) {
+            return Some(self.retransmit(i, now, cpu));
+        }
+        if !self.has_unsent() {
+            return None;
+        }
+        let seq = self.tcb.snd_max;
+        let syn = seq == ISS;
+        let len = if syn { 0 } else { (self.data_end - seq).min(self.tcb.smss) as u32 };
+        let fin = !syn && self.closing && seq + len as u64 == self.data_end;
+        let edge = self.tcb.snd_una + self.rwnd.max(1).min(self.send_buffer);
+        if !syn && len > 0 && seq + len as u64 > edge {
+            return None;
+        }
+        let order = self.take_order();
+        let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now };
+        self.packets.push_back(p);
+        self.tcb.snd_max = p.end();
+        self.account_sent(len, now, cpu);
+        self.timers.on_send(TimerKind::Transmission, now, self.timeout());
+        cpu.charge(now, Op::TimerSet);
+        self.sync_tcb();
+        Some(OutSegment { seq, len, syn, fin, retransmission: false, ect: false, cwr: false })
+    }
+
+    fn take_order(&mut self) -> u64 {
+        self.next_order += 1;
+        self.next_order
+    }
+
+    fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+        let order = self.take_order();
+        let p = &mut self.packets[i];
+        p.lost = false;
+        p.retransmitted = true;
+        p.ever_retransmitted = true;
+        p.order = order;
+        p.sent_at = now;
+        let p = *p;
+        self.counters.retransmissions += 1;
+        self.account_sent(p.len, now, cpu);
+        self.timers.on_send(TimerKind::Retransmission, now, self.timeout());
+        cpu.charge(now, Op::TimerSet);
+        self.sync_tcb();
+        OutSegment { seq: p.seq, len: p.len, syn: p.syn, fin: p.fin, retransmission: true, ect: false, cwr: false }
+    }
+
+    fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
+        self.counters.segments_sent += 1;
+        if len > 0 {
+            self.counters.data_segments_sent += 1;
+            self.counters.payload_bytes_sent += len as u64;
+            cpu.charge(now, Op::SegmentSent { bytes: len });
+        } else {
+            cpu.charge(now, Op::AckSent);
+        }
+    }
+}
