@@ -87,3 +87,44 @@ fn metric_weights_outside_their_ranges_are_refused_with_the_key_path() {
     assert!(err("[metrics]\nradio = \"wavelan\"\n").1.contains("always_on, intermediate, ideal"));
     assert_eq!(err("[metrics]\ntmax = \"0Mbps\"\n").0, "metrics.tmax");
 }
+
+/// One 1 Mbit/s hop with 50 ms delay (seed 001's default), a TCP flow of `traffic`.
+fn hop(variant: &str, traffic: &str, impairments: &str) -> String {
+    format!(
+        "stop_after = \"120s\"\n[tcp]\nvariant = \"{variant}\"\ndelayed_ack = {{ every = 1, timeout = \"100ms\" }}\n\
+         [nodes]\nbs = {{}}\nmh = {{}}\n[[links]]\nbetween = [\"bs\", \"mh\"]\nrate = \"1Mbps\"\ndelay = \"50ms\"\nmtu = 1040\n\
+         impairments = [{impairments}]\n[[flows]]\nname = \"f\"\nfrom = \"bs\"\nto = \"mh\"\ntraffic = {traffic}\n"
+    )
+}
+
+#[test]
+fn packet_latency_runs_from_first_transmission_to_in_order_delivery_seed001_s3_3() {
+    // Error-free: each packet takes its serialization (1040 B at 1 Mbit/s = 8.32 ms) plus the
+    // 50 ms delay, and waits in the queue behind earlier ones.
+    let r = run_network(&scenario(&hop("tahoe", "{ kind = \"bulk\", bytes = \"200KB\" }", "")), 1).unwrap();
+    let f = &r.flows[0];
+    let l = f.packet_latency_ms;
+    assert!((l.min - 58.32).abs() < 0.01, "{l:?}");
+    assert!(l.mean > l.min && l.max < 1000.0);
+    // Losses add the wait for the retransmission to the packets behind the gap (head-of-line).
+    let lossy = run_network(&scenario(&hop("tahoe", "{ kind = \"bulk\", bytes = \"200KB\" }", "{ kind = \"bernoulli\", p = 0.05 }")), 1).unwrap();
+    assert!(lossy.flows[0].flow.retransmissions > 0);
+    assert!(lossy.flows[0].packet_latency_ms.max > l.max + 100.0, "{:?}", lossy.flows[0].packet_latency_ms);
+    assert!(lossy.flows[0].packet_latency_ms.min >= 58.32 - 1e-9);
+}
+
+#[test]
+fn busy_time_is_the_transfer_for_bulk_and_the_unacknowledged_periods_for_paced_traffic_seed001_s3_3() {
+    let bulk = run_network(&scenario(&hop("sack", "{ kind = \"bulk\", bytes = \"100KB\" }", "")), 1).unwrap();
+    let f = &bulk.flows[0];
+    assert!((f.busy_s - f.flow.completion_s).abs() < 1e-9, "{} vs {}", f.busy_s, f.flow.completion_s);
+    // One 1000-byte message a second for 20 s: each keeps data unacknowledged for about one
+    // round trip (8.32 ms + 50 ms, ACK 0.32 ms + 50 ms) after the handshake.
+    let paced = run_network(&scenario(&(hop("sack", "{ kind = \"on_off\", message = 1000, interval = \"1s\", distribution = \"fixed\" }", "") + "stop = \"20s\"\n")), 1).unwrap();
+    let f = &paced.flows[0];
+    let per_message = f.busy_s / f.messages_delivered as f64;
+    assert!(f.messages_delivered >= 19, "{}", f.messages_delivered);
+    assert!(per_message > 0.108 && per_message < 0.125, "{per_message} s busy per message");
+    let minimum = f.flow.bytes_delivered as f64 * 8.0 / 1e6;
+    assert!((f.efficiency.time_overhead - (f.busy_s - minimum) / minimum).abs() < 1e-9);
+}

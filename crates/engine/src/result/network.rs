@@ -137,6 +137,12 @@ pub struct NetFlowResult {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub echo: bool,
     pub latency_ms: Latency,
+    /// TCP: per data packet, from its first transmission to its in-order delivery to the
+    /// receiving application (seed 001's packet latency; null for UDP).
+    pub packet_latency_ms: Latency,
+    /// TCP: time the source had written data not yet acknowledged (s): the whole transfer for
+    /// bulk, the busy periods of paced traffic.
+    pub busy_s: f64,
     /// UDP: datagrams sent and received.
     pub datagrams_sent: u64,
     pub datagrams_delivered: u64,

@@ -132,6 +132,9 @@ pub struct Endpoint {
     mss_option: u16,
     /// E2TCP's compact headers on every segment sent (seed 001 §2.3).
     compact_headers: bool,
+    /// Since when the application has had data written and not yet acknowledged, if it has.
+    busy_since: Option<SimTime>,
+    busy_ns: u64,
     pub counters: EndpointCounters,
 }
 
@@ -185,8 +188,29 @@ impl Endpoint {
             window_scale,
             mss_option: (mtu - 40).min(u16::MAX as u32) as u16,
             compact_headers: is_e2tcp && tcp.e2tcp.as_ref().is_none_or(|c| c.header_compression),
+            busy_since: None,
+            busy_ns: 0,
             counters: EndpointCounters::default(),
         }
+    }
+
+    /// Follow whether written data awaits acknowledgment (seed 001's time overhead of paced
+    /// traffic: how long the connection keeps the radio busy).
+    fn track_busy(&mut self, now: SimTime) {
+        let busy = self.sender.tcb().snd_una < self.sender.data_end();
+        match (busy, self.busy_since) {
+            (true, None) => self.busy_since = Some(now),
+            (false, Some(since)) => {
+                self.busy_ns += (now - since).0;
+                self.busy_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Total time with written data not yet acknowledged, up to `now`.
+    pub fn busy_time(&self, now: SimTime) -> SimDuration {
+        SimDuration(self.busy_ns + self.busy_since.map_or(0, |s| (now.max(s) - s).0))
     }
 
     /// Handle one arriving segment.
@@ -218,17 +242,24 @@ impl Endpoint {
                 self.sender.close();
             }
         }
+        self.track_busy(now);
     }
 
     /// The next segment to transmit now, if any.
     pub fn poll_transmit(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
+        let seg = self.next_segment(now, cpu);
+        self.track_busy(now);
+        seg
+    }
+
+    fn next_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
         if let Some(out) = self.sender.poll_segment(now, cpu) {
             return Some(self.build(now, out, cpu));
         }
         let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
         if due {
             let seq = self.sender.tcb().snd_nxt.max(self.sender.tcb().snd_una);
-            let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false };
+            let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now };
             cpu.charge(now, Op::AckSent);
             self.counters.pure_acks_sent += 1;
             return Some(self.build(now, out, cpu));
@@ -261,6 +292,7 @@ impl Endpoint {
         seg.sack = sack;
         seg.retransmission = out.retransmission;
         seg.compact = self.compact_headers;
+        seg.first_sent = out.first_sent;
         if out.ect {
             seg.ecn = super::segment::Ecn::Ect;
         }
@@ -297,6 +329,7 @@ impl Endpoint {
         if let Some(r) = &mut self.receiver {
             r.on_timeout(now, cpu);
         }
+        self.track_busy(now);
     }
 
     /// A route-failure or route-restored notice (ELFN) reached this node.

@@ -64,6 +64,10 @@ pub struct Receiver {
     pub delivered_at: Option<SimTime>,
     /// Every `[start, end)` delivered to the application, in delivery order, when recording.
     pub delivery_log: Option<Vec<(u64, u64)>>,
+    /// First-transmission time of each data packet held out of order, by its first byte.
+    held_first_sent: std::collections::BTreeMap<u64, SimTime>,
+    /// Per data packet, from its first transmission to its in-order delivery (ns).
+    pub packet_latencies: Vec<u64>,
     pub counters: ReceiverCounters,
 }
 
@@ -87,6 +91,8 @@ impl Receiver {
             delivered: 0,
             delivered_at: None,
             delivery_log: None,
+            held_first_sent: Default::default(),
+            packet_latencies: Vec::new(),
             counters: ReceiverCounters::default(),
         }
     }
@@ -193,6 +199,7 @@ impl Receiver {
             if end > start {
                 self.insert_ooo(start, end);
                 self.last_ooo = Some((start, end));
+                self.held_first_sent.entry(start).or_insert(seg.first_sent);
             }
             self.ack_now = true;
             return;
@@ -202,6 +209,9 @@ impl Receiver {
         let had_hole = !self.ooo.is_empty();
         let fast_path = start == self.rcv_nxt && !had_hole && !fin;
         cpu.charge(now, if fast_path { Op::FastPath } else { Op::SlowPath });
+        if end > self.rcv_nxt && seg.len > 0 && !self.held_first_sent.contains_key(&start) {
+            self.packet_latencies.push((now - seg.first_sent).0);
+        }
         self.advance(end, now);
         while let Some(&(s, e)) = self.ooo.first() {
             if s > self.rcv_nxt {
@@ -209,6 +219,14 @@ impl Receiver {
             }
             self.ooo.remove(0);
             self.advance(e, now);
+        }
+        // Packets held out of order are delivered now too.
+        while let Some((&s, &sent)) = self.held_first_sent.first_key_value() {
+            if s >= self.rcv_nxt {
+                break;
+            }
+            self.held_first_sent.remove(&s);
+            self.packet_latencies.push((now - sent).0);
         }
         if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
             self.rcv_nxt += 1;

@@ -16,6 +16,8 @@ pub struct SegInfo {
     /// Carries FIN (takes one more unit of sequence space).
     pub fin: bool,
     pub sent_at: SimTime,
+    /// First transmission (kept through retransmissions).
+    pub first_sent: SimTime,
     /// Reported received by a SACK block.
     pub sacked: bool,
     /// Deemed lost by RFC 6675 IsLost().
@@ -101,6 +103,7 @@ impl Scoreboard {
             len,
             fin,
             sent_at: now,
+            first_sent: now,
             sacked: false,
             lost: false,
             retransmitted: false,

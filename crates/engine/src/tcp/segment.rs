@@ -93,6 +93,8 @@ pub struct Segment {
     pub retransmission: bool,
     /// Sent with E2TCP's compact header (seed 001 §2.3) in place of the TCP and IP headers.
     pub compact: bool,
+    /// Not on the wire: when this sequence range was first transmitted (per-packet latency).
+    pub first_sent: crate::units::SimTime,
 }
 
 /// IPv4 header without options (RFC 791).
@@ -125,6 +127,7 @@ impl Segment {
             ecn: Ecn::NotEct,
             retransmission: false,
             compact: false,
+            first_sent: crate::units::SimTime::ZERO,
         }
     }
 

@@ -30,6 +30,8 @@ pub struct OutSegment {
     pub ect: bool,
     /// Congestion Window Reduced: the first new data segment after an ECN reduction.
     pub cwr: bool,
+    /// When this sequence range was first transmitted (for per-packet delivery latency).
+    pub first_sent: SimTime,
 }
 
 /// Per-connection sending counters.
@@ -578,7 +580,7 @@ impl Sender {
             self.counters.probes_sent += 1;
             self.account_sent(1, now, cpu);
             let seq = self.tcb.snd_una.saturating_sub(1);
-            return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false });
+            return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
         }
         if let Some(seq) = self.tcb.pending_rexmit.take() {
             if let Some(i) = self.sb.index_of(seq) {
@@ -659,7 +661,7 @@ impl Sender {
         }
         let ect = self.params.ecn && len > 0;
         let cwr = ect && std::mem::take(&mut self.cwr_pending);
-        OutSegment { seq, len, syn, fin, retransmission: false, ect, cwr }
+        OutSegment { seq, len, syn, fin, retransmission: false, ect, cwr, first_sent: now }
     }
 
     fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
@@ -671,7 +673,7 @@ impl Sender {
         self.account_sent(s.len, now, cpu);
         self.arm_timer_if_idle(now, cpu);
         let syn = s.seq == ISS;
-        OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true, ect: false, cwr: false }
+        OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true, ect: false, cwr: false, first_sent: s.first_sent }
     }
 
     fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {

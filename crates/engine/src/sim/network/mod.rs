@@ -778,9 +778,21 @@ impl<'a> NetWorld<'a> {
             delivered_of.push(flow.bytes_delivered);
             let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
             let data_oh = efficiency::data_overhead(flow.wire_bytes_sender + flow.wire_bytes_receiver, flow.bytes_delivered);
+            let busy_s = match (cfg.transport, st.tcp[0].as_ref()) {
+                (Transport::Tcp, Some(src)) => src.busy_time(end).as_secs_f64(),
+                _ => f64::NAN,
+            };
+            // A bulk transfer's time is its completion; paced traffic (on_off, cbr) keeps the
+            // radio busy while written data awaits acknowledgment. A timed (saturating) flow has
+            // no minimum to compare with.
             let transfer_s = match (cfg.traffic, st.finished_at) {
                 (FlowTraffic::Bulk { .. }, Some(t)) => (t - start).as_secs_f64(),
+                (FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. }, _) => busy_s,
                 _ => f64::NAN,
+            };
+            let packet_latencies = match st.tcp[1].as_mut().and_then(|e| e.receiver.as_mut()) {
+                Some(r) => std::mem::take(&mut r.packet_latencies),
+                None => Vec::new(),
             };
             let time_oh = efficiency::time_overhead(transfer_s, flow.bytes_delivered, bottleneck_of[i]);
             let eff = Efficiency::of(weights, flow.throughput_bps, flow.goodput_bps, tmax, data_oh, time_oh);
@@ -804,6 +816,8 @@ impl<'a> NetWorld<'a> {
                 messages_delivered: st.latencies.len() as u64,
                 echo: cfg.echo,
                 latency_ms: Latency::of(std::mem::take(&mut st.latencies)),
+                packet_latency_ms: Latency::of(packet_latencies),
+                busy_s,
                 datagrams_sent: st.udp_sent,
                 datagrams_delivered: st.udp_delivered,
                 arrived_after_stop: st.arrived_after_stop,

@@ -37,6 +37,7 @@ struct Packet {
     /// Order of its last send among all sends.
     order: u64,
     sent_at: SimTime,
+    first_sent: SimTime,
 }
 
 impl Packet {
@@ -328,14 +329,14 @@ impl E2tcpSender {
             return None;
         }
         let order = self.take_order();
-        let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now };
+        let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now, first_sent: now };
         self.packets.push_back(p);
         self.tcb.snd_max = p.end();
         self.account_sent(len, now, cpu);
         self.timers.on_send(TimerKind::Transmission, now, self.timeout());
         cpu.charge(now, Op::TimerSet);
         self.sync_tcb();
-        Some(OutSegment { seq, len, syn, fin, retransmission: false, ect: false, cwr: false })
+        Some(OutSegment { seq, len, syn, fin, retransmission: false, ect: false, cwr: false, first_sent: now })
     }
 
     fn take_order(&mut self) -> u64 {
@@ -357,7 +358,7 @@ impl E2tcpSender {
         self.timers.on_send(TimerKind::Retransmission, now, self.timeout());
         cpu.charge(now, Op::TimerSet);
         self.sync_tcb();
-        OutSegment { seq: p.seq, len: p.len, syn: p.syn, fin: p.fin, retransmission: true, ect: false, cwr: false }
+        OutSegment { seq: p.seq, len: p.len, syn: p.syn, fin: p.fin, retransmission: true, ect: false, cwr: false, first_sent: p.first_sent }
     }
 
     fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
