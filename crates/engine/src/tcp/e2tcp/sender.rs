@@ -66,6 +66,10 @@ pub struct E2tcpSender {
     closing: bool,
     fin_acked: bool,
     rwnd: u64,
+    /// The peer's window is closed and nothing is on its way: when to probe it (RFC 9293
+    /// §3.8.6.1's persist timer, at E2TCP's timeout), and whether a probe is due.
+    persist: Option<SimTime>,
+    probe_due: bool,
     next_order: u64,
     pub data_acked_at: Option<SimTime>,
     pub counters: SenderCounters,
@@ -108,6 +112,8 @@ impl E2tcpSender {
             closing: false,
             fin_acked: false,
             rwnd: smss,
+            persist: None,
+            probe_due: false,
             next_order: 0,
             data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
             counters: SenderCounters::default(),
@@ -166,7 +172,10 @@ impl E2tcpSender {
     }
 
     pub fn deadline(&self) -> Option<SimTime> {
-        self.timers.deadline()
+        match (self.timers.deadline(), self.persist) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Bytes on their way (neither reported nor deemed lost).
@@ -280,6 +289,11 @@ impl E2tcpSender {
     /// its minimum.
     pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
         self.tcb.now = now;
+        if self.persist.is_some_and(|d| d <= now) {
+            cpu.charge(now, Op::TimerExpired);
+            self.persist = None;
+            self.probe_due = true;
+        }
         let expired: Vec<TimerKind> = self.timers.take_expired(now).collect();
         for kind in expired {
             cpu.charge(now, Op::TimerExpired);
@@ -326,8 +340,17 @@ impl E2tcpSender {
         let fin = !syn && self.closing && seq + len as u64 == self.data_end;
         let edge = self.tcb.snd_una + self.rwnd.max(1).min(self.send_buffer);
         if !syn && len > 0 && seq + len as u64 > edge {
-            return None;
+            // The peer's window is closed. With nothing on its way no acknowledgment will reopen
+            // it, so the persist timer sends the next packet as a probe (RFC 9293 §3.8.6.1).
+            if !std::mem::take(&mut self.probe_due) || self.outstanding_packets() > 0 {
+                if self.outstanding_packets() == 0 && self.persist.is_none() {
+                    self.persist = Some(now + self.timeout());
+                    cpu.charge(now, Op::TimerSet);
+                }
+                return None;
+            }
         }
+        self.persist = None;
         let order = self.take_order();
         let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now, first_sent: now };
         self.packets.push_back(p);
