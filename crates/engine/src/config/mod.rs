@@ -19,7 +19,7 @@ mod stack;
 
 pub use e2tcp::E2tcpConfig;
 pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
-pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, Transport};
+pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
 pub use overrides::apply_override;
 pub use stack::Stack;
 
@@ -900,16 +900,41 @@ impl Scenario {
                 EngineError::config(format!("routes.{route}"), format!("the route loops: from {at:?} it never reaches its last node"))
             }
         })?;
-        let mtus: Vec<u32> = net
-            .flows
-            .iter()
-            .map(|f| {
-                let hops = table.path(f.src, f.dst).expect("checked by RouteTable::build");
-                hops.iter().map(|i| net.iface_mtu(&table.ifaces[i.index()])).min().expect("a flow has a hop")
-            })
-            .collect();
-        for (f, mtu) in net.flows.iter_mut().zip(mtus) {
-            f.path_mtu = mtu;
+        let path_mtu = |a: NodeId, b: NodeId| -> Option<u32> {
+            let hops = table.path(a, b)?;
+            hops.iter().map(|i| net.iface_mtu(&table.ifaces[i.index()])).min()
+        };
+        let mut mtus: Vec<(u32, u32)> = Vec::with_capacity(net.flows.len());
+        for (k, f) in net.flows.iter().enumerate() {
+            let Some(split) = &f.split else {
+                mtus.push((path_mtu(f.src, f.dst).expect("checked by RouteTable::build"), 0));
+                continue;
+            };
+            // The split node is one the flow's packets cross from `from` to `to`; each
+            // connection is then routed as any flow is, and needs a way back for its ACKs.
+            let at = format!("flows.{k}.split.at");
+            let route = table.path(f.src, f.dst).expect("checked by RouteTable::build");
+            if !route.iter().any(|i| table.ifaces[i.index()].to == split.node) {
+                let names: Vec<&str> = std::iter::once(f.src)
+                    .chain(route.iter().map(|i| table.ifaces[i.index()].to))
+                    .map(|n| net.nodes[n.index()].name.as_str())
+                    .collect();
+                return Err(EngineError::config(at, format!("{:?} is not on the flow's route ({})", split.at, names.join(" -> "))));
+            }
+            let ends = [(f.src, split.node), (split.node, f.src), (split.node, f.dst), (f.dst, split.node)];
+            for (a, b) in ends {
+                if table.path(a, b).is_none() {
+                    let (a, b) = (&net.nodes[a.index()].name, &net.nodes[b.index()].name);
+                    return Err(EngineError::config(at, format!("no route from {a:?} to {b:?} for one of the split connections")));
+                }
+            }
+            mtus.push((path_mtu(f.src, split.node).expect("checked"), path_mtu(split.node, f.dst).expect("checked")));
+        }
+        for (f, (first, second)) in net.flows.iter_mut().zip(mtus) {
+            f.path_mtu = first;
+            if let Some(split) = &mut f.split {
+                split.path_mtu = second;
+            }
         }
         self.routes = Some(table);
         Ok(())
@@ -921,6 +946,10 @@ impl Scenario {
             check_mtu_room(f.path_mtu, &format!("{at} (path MTU {})", f.path_mtu))?;
             if f.transport == Transport::Tcp {
                 check_buffers(&f.tcp, f.smss(), &format!("{at}.tcp"))?;
+            }
+            if let Some(split) = &f.split {
+                check_mtu_room(split.path_mtu, &format!("{at}.split (path MTU {})", split.path_mtu))?;
+                check_buffers(&split.tcp, split.smss(), &format!("{at}.split.tcp"))?;
             }
             let payload = match f.traffic {
                 FlowTraffic::Cbr { packet, .. } => Some((packet, "packet")),

@@ -223,6 +223,36 @@ pub struct FlowConfig {
     /// UDP only: the destination sends every datagram back (RFC 862 Echo), so the source
     /// measures round trips: a ping.
     pub echo: bool,
+    /// TCP only: the connection ends at a node on the route, which relays the bytes onto a
+    /// second connection to `to` (docs/models/split.md). Then `tcp` and `path_mtu` are those of
+    /// the first connection (`from` -> `split.at`).
+    pub split: Option<SplitConfig>,
+}
+
+/// `split = { at, tcp, buffer }`: the split connection (Indirect TCP) of one flow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SplitConfig {
+    /// The node that ends the first connection and opens the second.
+    pub at: String,
+    #[serde(skip)]
+    pub node: NodeId,
+    /// The second connection's settings: the scenario-wide `[tcp]` with `split.tcp` merged over
+    /// it, as the flow's own `tcp` table is for the first.
+    pub tcp: TcpConfig,
+    /// Bound of the relay buffer: bytes the relay has read from the first connection and the
+    /// second has not acknowledged (the second connection's send buffer).
+    #[serde(with = "serde_units::bytes")]
+    pub buffer: u64,
+    /// Smallest MTU on the second connection's route (set once routes are known).
+    #[serde(skip)]
+    pub path_mtu: u32,
+}
+
+impl SplitConfig {
+    /// Sender maximum segment size of the second connection.
+    pub fn smss(&self) -> u32 {
+        self.path_mtu - 40 - if self.tcp.timestamps { 12 } else { 0 }
+    }
 }
 
 /// A flow as a scenario file writes it: no `tcp` table for a UDP flow.
@@ -241,6 +271,8 @@ struct FlowDoc {
     stop: Option<SimDuration>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     echo: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    split: Option<SplitConfig>,
 }
 
 impl From<FlowConfig> for FlowDoc {
@@ -255,6 +287,7 @@ impl From<FlowConfig> for FlowDoc {
             start: f.start,
             stop: f.stop,
             echo: f.echo,
+            split: f.split,
         }
     }
 }
@@ -297,6 +330,7 @@ impl NetworkConfig {
                 traffic: FlowTraffic::Bulk { bytes: s.traffic.bytes },
                 start: SimDuration::ZERO,
                 stop: None,
+                split: None,
                 path_mtu: mtu,
                 echo: false,
             }],
@@ -358,6 +392,18 @@ struct RawFlow {
     stop: Option<SimDuration>,
     #[serde(default)]
     echo: bool,
+    #[serde(default)]
+    split: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSplit {
+    at: String,
+    #[serde(default)]
+    tcp: Option<Value>,
+    #[serde(with = "serde_units::bytes")]
+    buffer: u64,
 }
 
 fn tcp_transport() -> Transport {
@@ -480,7 +526,12 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
                 ));
             }
         }
+        let split = match &raw.split {
+            None => None,
+            Some(v) => Some(read_split(v, &raw, src, dst, tcp, &format!("{at}.split"), &lookup)?),
+        };
         flows.push(FlowConfig {
+            split,
             name: raw.name,
             from: raw.from,
             to: raw.to,
@@ -609,6 +660,44 @@ fn read_link(v: &Value, i: usize, lookup: &dyn Fn(&str, String) -> Result<NodeId
     }
     let reverse = if oneway { None } else { Some(direction("reverse")?) };
     Ok(NetLink { between, oneway, ends: [a, b], mtu, frame_overhead, forward, reverse })
+}
+
+/// A flow's `split` table, with the checks that need no routes (`at` on the route: see
+/// `Scenario::resolve_routes`).
+fn read_split(
+    v: &Value,
+    flow: &RawFlow,
+    src: NodeId,
+    dst: NodeId,
+    tcp: &Value,
+    at: &str,
+    lookup: &dyn Fn(&str, String) -> Result<NodeId, EngineError>,
+) -> Result<SplitConfig, EngineError> {
+    if flow.transport != Transport::Tcp {
+        return Err(err(at, "only a TCP flow can be split (the relay terminates a TCP connection); remove `split` or set transport = \"tcp\""));
+    }
+    if !v.is_object() {
+        return Err(err(at, "must be a table: { at = \"<node>\", tcp = { variant = \"...\" }, buffer = \"64KB\" }"));
+    }
+    let raw: RawSplit = typed(v, at)?;
+    let node = lookup(&raw.at, format!("{at}.at"))?;
+    if node == src || node == dst {
+        return Err(err(
+            format!("{at}.at"),
+            format!("the split node must be a node between the flow's ends, not {:?} itself", raw.at),
+        ));
+    }
+    let Some(own) = raw.tcp.as_ref() else {
+        return Err(err(
+            format!("{at}.tcp"),
+            "missing: the split node opens a second connection and needs its transport, e.g. tcp = { variant = \"sack\" }",
+        ));
+    };
+    let tcp = flow_tcp(tcp, Some(own), &format!("{at}.tcp"))?;
+    if raw.buffer == 0 {
+        return Err(err(format!("{at}.buffer"), "must be at least 1 byte: the relay holds what the second connection has not acknowledged"));
+    }
+    Ok(SplitConfig { at: raw.at, node, tcp, buffer: raw.buffer, path_mtu: 0 })
 }
 
 /// The scenario-wide `[tcp]` table with a flow's own `tcp` table merged over it (key by key).

@@ -72,6 +72,10 @@ impl RouteTable {
         for f in &net.flows {
             wanted[f.dst.index()] = true;
             wanted[f.src.index()] = true;
+            if let Some(split) = &f.split {
+                // Both split connections end there.
+                wanted[split.node.index()] = true;
+            }
         }
         for dest in (0..n).filter(|&d| wanted[d]) {
             // Hop distance of every node to `dest`, walking interfaces backwards.

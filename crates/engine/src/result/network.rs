@@ -152,8 +152,42 @@ pub struct NetFlowResult {
     pub efficiency: crate::metrics::efficiency::Efficiency,
     /// Goodput below half the flows' mean (seed 004).
     pub unfavored: bool,
+    /// A split flow's relay and its two connections (docs/models/split.md); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitResult>,
 }
 
+/// What the split node did for a split flow.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SplitResult {
+    /// The split node.
+    pub at: String,
+    /// The relay buffer's bound, and the most it held at once (bytes read from the first
+    /// connection and not yet acknowledged on the second).
+    pub buffer_bytes: u64,
+    pub relay_max_bytes: u64,
+    /// Bytes the relay moved from the first connection to the second.
+    pub relayed_bytes: u64,
+    /// The first connection (`from` -> `at`), then the second (`at` -> `to`).
+    pub halves: Vec<SplitHalf>,
+}
+
+/// One connection of a split flow: every key of the single-path `flow` table for it (goodput
+/// over the flow's active time), its ends and variant, and its window management.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SplitHalf {
+    pub from: String,
+    pub to: String,
+    pub variant: String,
+    #[serde(flatten)]
+    pub flow: FlowResult,
+    /// Zero-window probes its sender's persist timer sent.
+    pub window_probes: u64,
+    /// Segments its receiving end sent advertising a zero window.
+    pub zero_windows_sent: u64,
+    /// Segments with data beyond the advertised window its receiving end did not accept.
+    pub beyond_window_segments: u64,
+}
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct NetNodeResult {
     #[serde(flatten)]

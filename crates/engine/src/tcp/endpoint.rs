@@ -51,6 +51,10 @@ impl AnySender {
     pub fn data_end(&self) -> u64 {
         each!(self, s => s.data_end())
     }
+    /// Application bytes written and not yet acknowledged: what the send buffer holds.
+    pub fn unacked_data(&self) -> u64 {
+        each!(self, s => s.unacked_data())
+    }
     pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
         each!(self, s => s.on_ack(now, seg, cpu))
     }
@@ -166,6 +170,7 @@ impl Endpoint {
             mss: smss,
             ecn: tcp.ecn_enabled(),
             predict_first: tcp.header_prediction == HeaderPrediction::PredictFirst,
+            read_on_demand: false,
         };
         let mut sender = if is_e2tcp {
             AnySender::E2tcp(E2tcpSender::new(tcp, smss, app_bytes))
@@ -237,8 +242,9 @@ impl Endpoint {
             if !seg.flags.contains(Flags::SYN) {
                 r.on_segment(now, seg, cpu);
             }
-            // The application reads EOF and closes its side at once (ttcp-like).
-            if r.fin_received && !self.sender.is_closing() {
+            // The application reads EOF and closes its side at once (ttcp-like); one that reads
+            // on demand, once it has read every byte before the FIN.
+            if r.eof_read() && !self.sender.is_closing() {
                 self.sender.close();
             }
         }
@@ -335,6 +341,29 @@ impl Endpoint {
     /// A route-failure or route-restored notice (ELFN) reached this node.
     pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
         self.sender.on_route_notice(now, restored, cpu);
+    }
+
+    /// The application will read on demand ([`Endpoint::read`]) rather than at once, so the
+    /// window advertises the space its unread bytes leave. Set before the peer's SYN arrives.
+    pub fn read_on_demand(mut self) -> Self {
+        self.receiver_params.read_on_demand = true;
+        self
+    }
+
+    /// Reading on demand: the application reads up to `max` in-order bytes (how many it got);
+    /// after the last byte before the peer's FIN it closes its side, as `on_segment` does.
+    pub fn read(&mut self, max: u64) -> u64 {
+        let Some(r) = &mut self.receiver else { return 0 };
+        let n = r.read(max);
+        if r.eof_read() && !self.sender.is_closing() {
+            self.sender.close();
+        }
+        n
+    }
+
+    /// Reading on demand: in-order bytes the application has not read yet.
+    pub fn unread(&self) -> u64 {
+        self.receiver.as_ref().map_or(0, |r| r.unread())
     }
 
     /// The application writes `bytes` more.

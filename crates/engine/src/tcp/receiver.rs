@@ -27,6 +27,11 @@ pub struct ReceiverParams {
     pub predict_first: bool,
     /// Acknowledge every data packet at once, short ones too (E2TCP, seed 001 §2.1).
     pub ack_every_packet: bool,
+    /// The application reads on demand ([`Receiver::read`]) instead of at once: the window is
+    /// the buffer space its unread bytes leave (RFC 9293 §3.8.6), with receiver-side silly
+    /// window avoidance; data beyond the advertised window is not accepted. Only a split
+    /// connection's relay reads this way (docs/models/split.md).
+    pub read_on_demand: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,6 +40,10 @@ pub struct ReceiverCounters {
     pub duplicate_segments: u64,
     pub out_of_order_segments: u64,
     pub paws_rejected: u64,
+    /// Reading on demand: segments with data beyond the advertised window (trimmed or dropped).
+    pub beyond_window_segments: u64,
+    /// Reading on demand: segments sent advertising a zero window.
+    pub zero_windows_sent: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -68,6 +77,10 @@ pub struct Receiver {
     held_first_sent: std::collections::BTreeMap<u64, SimTime>,
     /// Per data packet, from its first transmission to its in-order delivery (ns).
     pub packet_latencies: Vec<u64>,
+    /// Reading on demand: bytes the application has read (of `delivered`), and the right edge
+    /// of the window last advertised (RCV.NXT + RCV.WND when it was sent).
+    read: u64,
+    adv_right: u64,
     pub counters: ReceiverCounters,
 }
 
@@ -75,7 +88,6 @@ impl Receiver {
     /// A receiver whose peer's SYN carried sequence number `irs`.
     pub fn new(params: ReceiverParams, irs: u64, syn_ts: Option<u32>) -> Self {
         Self {
-            params,
             rcv_nxt: irs + 1,
             ooo: Vec::new(),
             fin_seq: None,
@@ -93,6 +105,9 @@ impl Receiver {
             delivery_log: None,
             held_first_sent: Default::default(),
             packet_latencies: Vec::new(),
+            read: 0,
+            adv_right: irs + 1 + params.window as u64,
+            params,
             counters: ReceiverCounters::default(),
         }
     }
@@ -140,7 +155,8 @@ impl Receiver {
             return;
         }
         let start = seg.seq;
-        let end = start + seg.len as u64;
+        let mut end = start + seg.len as u64;
+        let mut fin = fin;
         if seg.len > 0 {
             self.counters.data_segments_received += 1;
             cpu.charge(now, Op::SegmentReceived { bytes: seg.len });
@@ -178,6 +194,18 @@ impl Receiver {
             }
         }
 
+        if self.params.read_on_demand && end > self.adv_right && end > self.rcv_nxt {
+            // RFC 9293 §3.10.7.4: data beyond the window we advertised is not accepted (its
+            // part inside the window is), and the segment is acknowledged at once. A bare FIN
+            // needs no buffer space and passes, as in Linux's tcp_data_queue.
+            self.counters.beyond_window_segments += 1;
+            self.ack_now = true;
+            if start >= self.adv_right {
+                return;
+            }
+            end = self.adv_right;
+            fin = false;
+        }
         if fin {
             self.fin_seq = Some(end);
         }
@@ -246,6 +274,55 @@ impl Receiver {
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(on_tick(now, self.params.delack_timeout, self.params.delack_tick));
             cpu.charge(now, Op::TimerSet);
+        }
+    }
+
+    /// Bytes delivered in order that the application has not read yet (always 0 unless it reads
+    /// on demand: otherwise it reads everything at once).
+    pub fn unread(&self) -> u64 {
+        if self.params.read_on_demand {
+            self.delivered - self.read
+        } else {
+            0
+        }
+    }
+
+    /// The application reads up to `max` in-order bytes; returns how many it got. When the read
+    /// frees a lot of space while the window the peer knows is small, a window update goes out
+    /// at once: Linux's rule in tcp_cleanup_rbuf (the window the peer sees is at most half the
+    /// buffer, and the new one at least twice it), so a reader that keeps up never adds ACKs.
+    pub fn read(&mut self, max: u64) -> u64 {
+        if !self.params.read_on_demand {
+            return 0;
+        }
+        let n = max.min(self.unread());
+        self.read += n;
+        let known = self.adv_right.saturating_sub(self.rcv_nxt);
+        if n > 0 && 2 * known <= self.params.window as u64 {
+            let offered = self.offered_window();
+            if offered > known && offered >= 2 * known {
+                self.ack_now = true;
+            }
+        }
+        n
+    }
+
+    /// Whether the application has read everything up to the peer's FIN.
+    pub fn eof_read(&self) -> bool {
+        self.fin_received && self.unread() == 0
+    }
+
+    /// The window to advertise now when reading on demand: the buffer space left (RFC 9293
+    /// §3.8.6.2.2, receiver SWS avoidance) moves the right edge only by at least
+    /// min(buffer / 2, MSS); otherwise the right edge stays where it was (never shrinks).
+    fn offered_window(&self) -> u64 {
+        let buffer = self.params.window as u64;
+        let right = self.rcv_nxt + (buffer - self.unread().min(buffer));
+        let step = (buffer / 2).min(self.params.mss as u64).max(1);
+        if right >= self.adv_right + step {
+            right - self.rcv_nxt
+        } else {
+            self.adv_right.saturating_sub(self.rcv_nxt)
         }
     }
 
@@ -320,6 +397,14 @@ impl Receiver {
             cpu.charge(now, Op::TimerSet);
         }
         self.last_ack_sent = self.rcv_nxt;
-        (self.rcv_nxt, self.params.window, blocks)
+        if !self.params.read_on_demand {
+            return (self.rcv_nxt, self.params.window, blocks);
+        }
+        let window = self.offered_window();
+        self.adv_right = self.rcv_nxt + window;
+        if window == 0 {
+            self.counters.zero_windows_sent += 1;
+        }
+        (self.rcv_nxt, window as u32, blocks)
     }
 }

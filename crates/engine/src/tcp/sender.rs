@@ -55,6 +55,8 @@ pub struct SenderCounters {
     pub frozen_ns: u64,
     /// RTT samples fed to the RFC 6298 estimator.
     pub rtt_samples: u64,
+    /// Zero-window probes sent by the persist timer (RFC 9293 §3.8.6.1).
+    pub window_probes: u64,
 }
 
 /// Settings the sender needs, derived from the scenario.
@@ -124,6 +126,12 @@ pub struct Sender {
     probe_deadline: Option<SimTime>,
     probe_due: bool,
     probes_this_freeze: u32,
+    /// The persist timer (RFC 9293 §3.8.6.1, RFC 1122 §4.2.2.17): armed while the peer's window
+    /// keeps the next segment back and nothing is outstanding, so no retransmission timer runs;
+    /// the probes sent since the window last let data through; a probe is due.
+    persist_deadline: Option<SimTime>,
+    persist_backoff: u32,
+    persist_probe_due: bool,
     /// When the last application byte was acknowledged.
     pub data_acked_at: Option<SimTime>,
     pub counters: SenderCounters,
@@ -173,6 +181,9 @@ impl Sender {
             probe_deadline: None,
             probe_due: false,
             probes_this_freeze: 0,
+            persist_deadline: None,
+            persist_backoff: 0,
+            persist_probe_due: false,
             data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
             counters: SenderCounters::default(),
         }
@@ -207,10 +218,7 @@ impl Sender {
         self.rtt.backoff()
     }
     pub fn deadline(&self) -> Option<SimTime> {
-        match (self.rto_deadline, self.probe_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rto_deadline, self.probe_deadline, self.persist_deadline].into_iter().flatten().min()
     }
 
     pub fn is_frozen(&self) -> bool {
@@ -271,6 +279,17 @@ impl Sender {
         self.data_end
     }
 
+    /// Application bytes written and not yet acknowledged: what the send buffer holds.
+    pub fn unacked_data(&self) -> u64 {
+        let written = self.data_end - (ISS + 1);
+        written - self.tcb.snd_una.saturating_sub(ISS + 1).min(written)
+    }
+
+    /// The peer's window as last advertised (bytes).
+    pub fn peer_window(&self) -> u64 {
+        self.rwnd
+    }
+
     /// Bytes in flight as the sender estimates them (pipe during SACK recovery).
     pub fn in_flight(&self) -> u64 {
         if self.tcb.ca_state == CaState::Recovery && self.recovery.uses_pipe() {
@@ -323,8 +342,11 @@ impl Sender {
             }
         }
         let window_changed = seg.window as u64 != self.last_window;
-        self.rwnd = seg.window as u64;
-        self.last_window = self.rwnd;
+        if ack >= self.tcb.snd_una {
+            // An older ACK (reordered) does not set the window (RFC 9293 §3.10.7.4, SND.WL2).
+            self.rwnd = seg.window as u64;
+        }
+        self.last_window = seg.window as u64;
 
         let use_sack = self.params.sack && self.recovery.uses_pipe();
         let mut sacked = Sacked::default();
@@ -506,6 +528,11 @@ impl Sender {
 
     /// Handle the retransmission timer if it is due (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
     pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        if self.persist_deadline.is_some_and(|d| d <= now) {
+            cpu.charge(now, Op::TimerExpired);
+            self.persist_deadline = None;
+            self.persist_probe_due = true;
+        }
         if self.probe_deadline.is_some_and(|d| d <= now) {
             cpu.charge(now, Op::TimerExpired);
             self.probe_due = true;
@@ -565,6 +592,40 @@ impl Sender {
         (len, fin)
     }
 
+    /// New data must fit the peer's window and the send buffer, which still holds every
+    /// unacknowledged byte: the sequence number new data may not pass.
+    fn send_edge(&self) -> u64 {
+        self.tcb.snd_una + self.rwnd.max(1).min(self.params.send_buffer)
+    }
+
+    /// Nothing is outstanding and the peer's window keeps the next new segment back.
+    fn window_blocked(&self) -> bool {
+        if self.tcb.snd_una != self.tcb.snd_max || self.tcb.snd_nxt == ISS || !self.has_unsent() {
+            return false;
+        }
+        let (len, _) = self.next_new_segment();
+        len > 0 && self.tcb.snd_nxt + len as u64 > self.send_edge()
+    }
+
+    /// Arm the persist timer unless it runs: the RTO, doubled for each probe already sent, at
+    /// most `max_rto` (RFC 1122 §4.2.2.17: the first probe after one RTO, then exponentially).
+    fn arm_persist(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        if self.persist_deadline.is_none() {
+            let interval = SimDuration(self.rtt.rto().0.saturating_mul(1u64 << self.persist_backoff.min(16))).min(self.params.max_rto);
+            self.persist_deadline = Some(on_tick(now, interval, self.params.timer_tick));
+            cpu.charge(now, Op::TimerSet);
+        }
+    }
+
+    /// The window let new data through: the persist timer stops and its backoff resets.
+    fn stop_persist(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        self.persist_backoff = 0;
+        self.persist_probe_due = false;
+        if self.persist_deadline.take().is_some() {
+            cpu.charge(now, Op::TimerSet);
+        }
+    }
+
     /// The next segment the congestion and receive windows allow, if any.
     pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
         if !self.open {
@@ -582,14 +643,23 @@ impl Sender {
             let seq = self.tcb.snd_una.saturating_sub(1);
             return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
         }
+        if std::mem::take(&mut self.persist_probe_due) && self.window_blocked() {
+            // A zero-window probe: one octet already acknowledged (RFC 9293 §3.8.6.1 allows a
+            // retransmission as the probe), which the receiver acknowledges at once with its
+            // current window, as Linux's out-of-window probe does; it takes no sequence space.
+            self.counters.window_probes += 1;
+            self.account_sent(1, now, cpu);
+            self.persist_backoff += 1;
+            self.arm_persist(now, cpu);
+            let seq = self.tcb.snd_una - 1;
+            return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
+        }
         if let Some(seq) = self.tcb.pending_rexmit.take() {
             if let Some(i) = self.sb.index_of(seq) {
                 return Some(self.retransmit(i, now, cpu));
             }
         }
-        // New data must fit the peer's window and the send buffer, which still holds every
-        // unacknowledged byte.
-        let send_edge = self.tcb.snd_una + self.rwnd.max(1).min(self.params.send_buffer);
+        let send_edge = self.send_edge();
 
         if self.tcb.ca_state == CaState::Recovery && self.recovery.uses_pipe() {
             // RFC 6675 §5 (C): send while cwnd - pipe >= SMSS, choosing by NextSeg().
@@ -641,7 +711,14 @@ impl Sender {
             return None;
         }
         if self.tcb.snd_nxt != ISS && self.tcb.snd_nxt + len as u64 > send_edge && len > 0 {
+            if self.tcb.snd_una == self.tcb.snd_max {
+                // Nothing outstanding, so no ACK will come to open the window: persist.
+                self.arm_persist(now, cpu);
+            }
             return None;
+        }
+        if self.persist_deadline.is_some() || self.persist_backoff > 0 {
+            self.stop_persist(now, cpu);
         }
         Some(self.send_new(now, cpu))
     }

@@ -152,6 +152,14 @@ impl Pair {
         }
     }
 
+    /// The application at endpoint `n` reads up to `max` bytes (an endpoint that reads on
+    /// demand), and whatever that makes the endpoint send (a window update) goes out.
+    pub fn app_read(&mut self, n: usize, max: u64) -> u64 {
+        let got = self.eps[n].read(max);
+        self.flush(n);
+        got
+    }
+
     /// Transmissions by `from` carrying data that starts at `seq`.
     pub fn sends_of(&self, from: usize, seq: u64) -> Vec<Sent> {
         self.log.iter().filter(|s| s.from == from && s.seg.seq == seq && s.seg.len > 0).copied().collect()

@@ -14,7 +14,7 @@ use super::queue::EventQueue;
 use super::rng::Stream;
 use super::Slab;
 use crate::capture::{self, Capture, Contents, Frame};
-use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, Transport};
+use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
 use crate::config::Scenario;
 use crate::energy::airtime::RadioAirtime;
 use crate::energy::battery::Battery;
@@ -26,7 +26,9 @@ use crate::net::link::{Fate, Link, LinkCounters};
 use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
 use crate::metrics::efficiency::{self, Efficiency};
-use crate::result::network::{jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters};
+use crate::result::network::{
+    jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters, SplitHalf, SplitResult,
+};
 use channel::ChannelState;
 use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
@@ -39,11 +41,22 @@ const UDP_HEADERS: u32 = crate::tcp::segment::IPV4_HEADER + capture::wire::UDP_H
 /// A timed flow's application never runs dry: it writes this much at the start.
 const ENDLESS: u64 = 1 << 50;
 
-/// Which end of a flow: the source (`from`) or the destination (`to`).
+/// Which end of a flow: the source (`from`) or the destination (`to`), and for a split flow
+/// the split node's two ends: where the first connection (`from` -> `at`) ends and where the
+/// second (`at` -> `to`) begins (docs/models/split.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Side {
+enum End {
     Src = 0,
     Dst = 1,
+    RelayIn = 2,
+    RelayOut = 3,
+}
+
+impl End {
+    /// The end that opens its connection and sends its data (else the end that receives it).
+    fn sends_data(self) -> bool {
+        matches!(self, End::Src | End::RelayOut)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,9 +64,9 @@ enum Event {
     /// Packet (slab index) arrives at a node.
     Arrive { node: u32, packet: u32 },
     /// A flow end asked to be woken (TCP timers).
-    Wake { flow: u32, side: Side },
+    Wake { flow: u32, side: End },
     /// A route-failure (`restored` false) or route-restored notice for a flow's sending end (ELFN).
-    RouteNotice { flow: u32, side: Side, restored: bool },
+    RouteNotice { flow: u32, side: End, restored: bool },
     /// The flow's application starts.
     Start { flow: u32 },
     /// The flow's application writes its next message.
@@ -92,8 +105,8 @@ enum Body {
 #[derive(Debug, Clone, Copy)]
 struct Packet {
     flow: u32,
-    /// Sent by the flow's source end (towards `to`), else by its destination end.
-    from_src: bool,
+    /// The flow end that sent it; it goes to that end's peer.
+    from: End,
     /// IPv4 identification, given by the source node when the packet is first serialized.
     ip_id: u16,
     /// Hops left: `capture::TTL` at the source, one less after each router.
@@ -111,8 +124,8 @@ impl Packet {
     fn ect(&self) -> bool {
         matches!(&self.body, Body::Tcp(seg) if seg.ecn != Ecn::NotEct)
     }
-    fn new(flow: usize, from_src: bool, body: Body) -> Self {
-        Packet { flow: flow as u32, from_src, ip_id: 0, ttl: capture::TTL, body }
+    fn new(flow: usize, from: End, body: Body) -> Self {
+        Packet { flow: flow as u32, from, ip_id: 0, ttl: capture::TTL, body }
     }
     fn contents(&self) -> Contents {
         match self.body {
@@ -138,9 +151,13 @@ struct NodeState {
 
 /// The application's state and counters of one flow.
 struct FlowState {
-    /// TCP ends (source, destination); `None` for UDP, or before the source starts.
-    tcp: [Option<Endpoint>; 2],
-    wake_at: [Option<SimTime>; 2],
+    /// TCP ends, indexed by `End`: source and destination, and a split flow's two ends at the
+    /// split node; `None` for UDP, before the source starts or the second connection opens.
+    tcp: [Option<Endpoint>; 4],
+    wake_at: [Option<SimTime>; 4],
+    /// A split flow's relay: the most bytes it held at once, and the bytes it moved.
+    relay_max: u64,
+    relayed: u64,
     started: bool,
     /// Both ends are silent: the flow reached its `stop` or the end of its `timed` duration.
     halted: bool,
@@ -183,6 +200,22 @@ pub struct NetWorld<'a> {
     capture: Option<Capture>,
     /// Run until this time whatever the flows do, and meter up to it (a battery run).
     horizon: Option<SimTime>,
+    /// What tests watch of split flows, one entry per flow, when asked (`run_with_split_logs`).
+    split_logs: Option<Vec<SplitLog>>,
+}
+
+/// What a run shows of a split flow, for checks (`NetWorld::run_with_split_logs`); empty for a
+/// flow that is not split.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SplitLog {
+    /// The relay buffer's occupancy (bytes) each time it changed, with the time.
+    pub occupancy: Vec<(SimTime, u64)>,
+    /// The window of every segment the first connection's receiving end (at the split node) sent.
+    pub windows: Vec<(SimTime, u32)>,
+    /// Byte ranges (sequence numbers) delivered in order at `to`, and at the split node by the
+    /// first connection, in delivery order.
+    pub deliveries: Vec<(u64, u64)>,
+    pub relay_deliveries: Vec<(u64, u64)>,
 }
 
 impl<'a> NetWorld<'a> {
@@ -245,8 +278,10 @@ impl<'a> NetWorld<'a> {
             .iter()
             .enumerate()
             .map(|(i, _)| FlowState {
-                tcp: [None, None],
-                wake_at: [None, None],
+                tcp: [None, None, None, None],
+                wake_at: [None; 4],
+                relay_max: 0,
+                relayed: 0,
                 started: false,
                 halted: false,
                 stopped_at: None,
@@ -281,12 +316,22 @@ impl<'a> NetWorld<'a> {
             wire_bytes: 0,
             capture: None,
             horizon: None,
+            split_logs: None,
         };
         for (i, f) in net.flows.iter().enumerate() {
             let id = i as u32;
             if f.transport == Transport::Tcp {
-                // The destination listens from the start (a passive open).
-                w.flows[i].tcp[Side::Dst as usize] = Some(Endpoint::with_settings(&f.tcp, f.path_mtu, Role::Passive, 0, true));
+                // The destination listens from the start (a passive open); so does the split
+                // node, whose application reads on demand to relay.
+                let st = &mut w.flows[i];
+                match &f.split {
+                    None => st.tcp[End::Dst as usize] = Some(Endpoint::with_settings(&f.tcp, f.path_mtu, Role::Passive, 0, true)),
+                    Some(split) => {
+                        st.tcp[End::Dst as usize] = Some(Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Passive, 0, true));
+                        st.tcp[End::RelayIn as usize] =
+                            Some(Endpoint::with_settings(&f.tcp, f.path_mtu, Role::Passive, 0, true).read_on_demand());
+                    }
+                }
             }
             w.queue.push(SimTime(f.start.0), Event::Start { flow: id });
             if let Some(stop) = f.stop {
@@ -297,13 +342,27 @@ impl<'a> NetWorld<'a> {
         Ok(w)
     }
 
-    /// Record every frame each interface starts serializing (`run_captured` returns it).
+    /// Record every frame each interface starts serializing (`run_captured` returns it). A
+    /// split flow's first connection has the flow's ports, `from` to `split.at`; its second
+    /// connection, `split.at` to `to`, is listed after every flow ([`Self::capture_flow`]).
     pub fn with_capture(mut self) -> Self {
         let names: Vec<&str> = self.net.nodes.iter().map(|n| n.name.as_str()).collect();
         let ifaces: Vec<(usize, usize)> = self.routes.ifaces.iter().map(|e| (e.from.index(), e.to.index())).collect();
-        let flows: Vec<(usize, usize)> = self.net.flows.iter().map(|f| (f.src.index(), f.dst.index())).collect();
+        let flows = self.net.flows.iter();
+        let first = flows.clone().map(|f| (f.src.index(), f.split.as_ref().map_or(f.dst, |s| s.node).index()));
+        let second = flows.filter_map(|f| f.split.as_ref().map(|s| (s.node.index(), f.dst.index())));
+        let flows: Vec<(usize, usize)> = first.chain(second).collect();
         self.capture = Some(Capture::network(&names, &ifaces, &flows));
         self
+    }
+
+    /// The capture's flow index of a packet of flow `f` sent by `from`.
+    fn capture_flow(&self, f: usize, from: End) -> u32 {
+        let flows = &self.net.flows;
+        if matches!(from, End::Src | End::RelayIn) || flows[f].split.is_none() {
+            return f as u32;
+        }
+        (flows.len() + flows[..f].iter().filter(|g| g.split.is_some()).count()) as u32
     }
 
     /// Run until `at` even when every flow is done, and meter the window [0, at) (batteries).
@@ -318,6 +377,25 @@ impl<'a> NetWorld<'a> {
 
     /// Run, and return the capture too when `with_capture` asked for one.
     pub fn run_captured(mut self, seed: u64) -> Result<(NetRunResult, Option<Capture>), EngineError> {
+        self.run_events();
+        let capture = self.capture.take();
+        self.finish(seed).map(|r| (r, capture))
+    }
+
+    /// Run, and return what each split flow's relay did over time (one entry per flow).
+    pub fn run_with_split_logs(mut self, seed: u64) -> Result<(NetRunResult, Vec<SplitLog>), EngineError> {
+        self.split_logs = Some(vec![SplitLog::default(); self.net.flows.len()]);
+        self.run_events();
+        let mut logs = self.split_logs.take().unwrap_or_default();
+        for (st, log) in self.flows.iter().zip(&mut logs) {
+            let delivered = |e: &Option<Endpoint>| e.as_ref().and_then(|e| e.receiver.as_ref()).and_then(|r| r.delivery_log.clone()).unwrap_or_default();
+            log.deliveries = delivered(&st.tcp[End::Dst as usize]);
+            log.relay_deliveries = delivered(&st.tcp[End::RelayIn as usize]);
+        }
+        self.finish(seed).map(|r| (r, logs))
+    }
+
+    fn run_events(&mut self) {
         let stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
@@ -338,8 +416,6 @@ impl<'a> NetWorld<'a> {
                 st.finished_at = Some(end.min(stop));
             }
         }
-        let capture = self.capture.take();
-        self.finish(seed).map(|r| (r, capture))
     }
 
     /// Every flow finished and every TCP connection closed (or stopped).
@@ -417,11 +493,25 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    fn node_of(&self, f: usize, side: Side) -> NodeId {
+    fn node_of(&self, f: usize, side: End) -> NodeId {
         let cfg = &self.net.flows[f];
         match side {
-            Side::Src => cfg.src,
-            Side::Dst => cfg.dst,
+            End::Src => cfg.src,
+            End::Dst => cfg.dst,
+            End::RelayIn | End::RelayOut => cfg.split.as_ref().expect("split flow").node,
+        }
+    }
+
+    /// The end that receives what `end` sends: the other end of its connection.
+    fn peer(&self, f: usize, end: End) -> End {
+        let split = self.net.flows[f].split.is_some();
+        match (end, split) {
+            (End::Src, false) => End::Dst,
+            (End::Dst, false) => End::Src,
+            (End::Src, true) => End::RelayIn,
+            (End::RelayIn, _) => End::Src,
+            (End::RelayOut, _) => End::Dst,
+            (End::Dst, true) => End::RelayOut,
         }
     }
 
@@ -443,7 +533,7 @@ impl<'a> NetWorld<'a> {
             if close {
                 ep.sender.close();
             }
-            self.flows[f].tcp[Side::Src as usize] = Some(ep);
+            self.flows[f].tcp[End::Src as usize] = Some(ep);
             if let FlowTraffic::Bulk { bytes } = cfg.traffic {
                 let st = &mut self.flows[f];
                 st.written = bytes;
@@ -456,7 +546,7 @@ impl<'a> NetWorld<'a> {
             FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. } => self.write(f),
             FlowTraffic::Bulk { .. } => {}
         }
-        self.after_endpoint_event(f, Side::Src);
+        self.after_endpoint_event(f, End::Src);
     }
 
     /// Write the next message now and schedule the one after.
@@ -493,10 +583,10 @@ impl<'a> NetWorld<'a> {
             Transport::Tcp => {
                 st.written += size as u64;
                 st.pending.push_back((st.written, now));
-                if let Some(ep) = st.tcp[Side::Src as usize].as_mut() {
+                if let Some(ep) = st.tcp[End::Src as usize].as_mut() {
                     ep.write(size as u64);
                 }
-                self.after_endpoint_event(f, Side::Src);
+                self.after_endpoint_event(f, End::Src);
             }
             Transport::Udp => {
                 let node = cfg.src;
@@ -504,7 +594,7 @@ impl<'a> NetWorld<'a> {
                 let st = &mut self.flows[f];
                 st.udp_sent += 1;
                 st.udp_wire_bytes += (size + UDP_HEADERS) as u64;
-                let p = Packet::new(f, true, Body::Udp { payload: size, written_at: now });
+                let p = Packet::new(f, End::Src, Body::Udp { payload: size, written_at: now });
                 self.nodes[node.index()].originated += 1;
                 self.send(node, p);
             }
@@ -515,7 +605,7 @@ impl<'a> NetWorld<'a> {
     }
 
     /// Transmit what the flow end wants to send and re-arm its timer.
-    fn after_endpoint_event(&mut self, f: usize, side: Side) {
+    fn after_endpoint_event(&mut self, f: usize, side: End) {
         if self.flows[f].halted {
             return;
         }
@@ -525,7 +615,10 @@ impl<'a> NetWorld<'a> {
             let now = self.now;
             let Some(ep) = self.flows[f].tcp[s].as_mut() else { return };
             let Some(seg) = ep.poll_transmit(now, &mut self.nodes[node.index()].cpu) else { break };
-            let p = Packet::new(f, side == Side::Src, Body::Tcp(seg));
+            if let (End::RelayIn, Some(logs)) = (side, self.split_logs.as_mut()) {
+                logs[f].windows.push((now, seg.window));
+            }
+            let p = Packet::new(f, side, Body::Tcp(seg));
             self.nodes[node.index()].originated += 1;
             self.send(node, p);
         }
@@ -542,8 +635,8 @@ impl<'a> NetWorld<'a> {
     /// Hand a packet at `node` to the interface its route leaves by (docs/models/network.md),
     /// through the pipe in front of it if there is one.
     fn send(&mut self, node: NodeId, p: Packet) {
-        let cfg = &self.net.flows[p.flow as usize];
-        let dest = if p.from_src { cfg.dst } else { cfg.src };
+        let f = p.flow as usize;
+        let dest = self.node_of(f, self.peer(f, p.from));
         let Some(iface) = self.routes.next_hop(node, dest) else {
             // Routes were checked for every flow's two ends; no packet can lack one.
             debug_assert!(false, "no route from node {} to {}", node.0, dest.0);
@@ -640,15 +733,17 @@ impl<'a> NetWorld<'a> {
             tx.last_ip_id = tx.last_ip_id.wrapping_add(1);
             p.ip_id = tx.last_ip_id;
         }
-        if let Some(c) = &mut self.capture {
-            c.push(iface, Frame { at, flow: p.flow, from_src: p.from_src, ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() });
+        if self.capture.is_some() {
+            let flow = self.capture_flow(p.flow as usize, p.from);
+            let frame = Frame { at, flow, from_src: p.from.sends_data(), ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() };
+            self.capture.as_mut().expect("checked").push(iface, frame);
         }
     }
 
     /// ELFN: the node before the break tells the flow's sending end at once (a route error with
     /// no delay of its own; docs/models/network.md).
     fn schedule_notice(&mut self, p: &Packet, n: crate::net::impair::RouteNotice) {
-        let side = if p.from_src { Side::Src } else { Side::Dst };
+        let side = p.from;
         self.queue.push(n.fail_at, Event::RouteNotice { flow: p.flow, side, restored: false });
         if let Some(t) = n.restore_at {
             self.queue.push(t, Event::RouteNotice { flow: p.flow, side, restored: true });
@@ -657,8 +752,8 @@ impl<'a> NetWorld<'a> {
 
     fn arrive(&mut self, node: NodeId, p: Packet) {
         let f = p.flow as usize;
-        let cfg = &self.net.flows[f];
-        let (dest, side) = if p.from_src { (cfg.dst, Side::Dst) } else { (cfg.src, Side::Src) };
+        let side = self.peer(f, p.from);
+        let dest = self.node_of(f, side);
         if node != dest {
             let n = &mut self.nodes[node.index()];
             let cycles = n.cpu.forward_cycles(p.wire_len());
@@ -681,11 +776,26 @@ impl<'a> NetWorld<'a> {
             Body::Tcp(seg) => {
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
                     ep.on_segment(now, &seg, &mut self.nodes[node.index()].cpu);
+                    if let (Some(_), Some(r)) = (&self.split_logs, ep.receiver.as_mut()) {
+                        r.record_deliveries();
+                    }
                 }
-                if side == Side::Dst {
-                    self.check_deliveries(f);
-                } else {
-                    self.check_finished(f);
+                match side {
+                    End::Dst => {
+                        self.check_deliveries(f);
+                        if self.net.flows[f].split.is_some() {
+                            self.check_finished(f);
+                        }
+                    }
+                    End::Src => self.check_finished(f),
+                    End::RelayIn | End::RelayOut => {
+                        // Either the first connection brought bytes or the second freed room.
+                        self.relay(f);
+                        let other = if side == End::RelayIn { End::RelayOut } else { End::RelayIn };
+                        self.after_endpoint_event(f, side);
+                        self.after_endpoint_event(f, other);
+                        return;
+                    }
                 }
                 self.after_endpoint_event(f, side);
             }
@@ -693,7 +803,7 @@ impl<'a> NetWorld<'a> {
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
                 let echo = self.net.flows[f].echo;
                 let st = &mut self.flows[f];
-                if side == Side::Src {
+                if side == End::Src {
                     // An echo came back: the round trip is done.
                     st.latencies.push(now.0 - written_at.0);
                     return;
@@ -708,7 +818,7 @@ impl<'a> NetWorld<'a> {
                 let n = &mut self.nodes[node.index()];
                 n.cpu.charge(now, Op::SegmentSent { bytes: payload });
                 n.originated += 1;
-                self.send(node, Packet::new(f, false, Body::Udp { payload, written_at }));
+                self.send(node, Packet::new(f, End::Dst, Body::Udp { payload, written_at }));
             }
         }
     }
@@ -717,7 +827,7 @@ impl<'a> NetWorld<'a> {
     fn check_deliveries(&mut self, f: usize) {
         let now = self.now;
         let st = &mut self.flows[f];
-        let delivered = st.tcp[Side::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).map_or(0, |r| r.delivered);
+        let delivered = st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).map_or(0, |r| r.delivered);
         while let Some(&(end, at)) = st.pending.front() {
             if delivered < end {
                 break;
@@ -727,13 +837,56 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    /// Bulk flows finish when everything written is acknowledged.
+    /// The split node's application (docs/models/split.md): once the first connection is open
+    /// (its SYN arrived) it opens the second; it reads from the first what the relay buffer has
+    /// room for and writes it into the second, whose send buffer is the relay buffer; after the
+    /// first connection's EOF and the last byte, it closes the second.
+    fn relay(&mut self, f: usize) {
+        let net = self.net;
+        let Some(split) = &net.flows[f].split else { return };
+        let st = &mut self.flows[f];
+        let [_, _, Some(inn), out] = &mut st.tcp else { return };
+        if inn.receiver.is_none() {
+            return;
+        }
+        let out = out.get_or_insert_with(|| Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Active, 0, false));
+        let held = out.sender.unacked_data();
+        let n = inn.read(split.buffer.saturating_sub(held));
+        if n > 0 {
+            out.write(n);
+        }
+        if inn.receiver.as_ref().is_some_and(|r| r.eof_read()) && !out.sender.is_closing() {
+            out.sender.close();
+        }
+        st.relayed += n;
+        st.relay_max = st.relay_max.max(held + n);
+        if let Some(logs) = &mut self.split_logs {
+            let log = &mut logs[f].occupancy;
+            for v in [held, held + n] {
+                if log.last().map_or(true, |&(_, last)| last != v) {
+                    log.push((self.now, v));
+                }
+            }
+        }
+    }
+
+    /// Bulk flows finish when everything written is acknowledged; a split flow when its last
+    /// byte reached `to` (the source only learns that the split node has it).
     fn check_finished(&mut self, f: usize) {
         let st = &mut self.flows[f];
         if st.finished_at.is_some() {
             return;
         }
-        let Some(ep) = st.tcp[Side::Src as usize].as_ref() else { return };
+        if self.net.flows[f].split.is_some() {
+            let bulk = matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. });
+            if let (true, Some(r)) = (bulk, st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref())) {
+                if st.written > 0 && r.delivered >= st.written {
+                    st.finished_at = r.delivered_at;
+                }
+            }
+            return;
+        }
+        let Some(ep) = st.tcp[End::Src as usize].as_ref() else { return };
         let closing = ep.sender.is_closing();
         if let (true, Some(t)) = (closing, ep.sender.data_acked_at()) {
             if matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. }) {
@@ -767,13 +920,17 @@ impl<'a> NetWorld<'a> {
             let end = st.finished_at.or(st.stopped_at).unwrap_or(window_end).max(start);
             let active = (end - start).as_secs_f64();
             let per_s = |bits: f64| if active > 0.0 { bits / active } else { 0.0 };
-            let flow = match cfg.transport {
-                Transport::Tcp => {
+            let (flow, split) = match (cfg.transport, &cfg.split) {
+                (Transport::Tcp, None) => {
                     let src = st.tcp[0].as_ref();
                     let dst = st.tcp[1].as_ref().expect("destination end");
-                    tcp_flow_result(src, dst, per_s)
+                    (tcp_flow_result(src, dst, &per_s), None)
                 }
-                Transport::Udp => udp_flow_result(st, per_s),
+                (Transport::Tcp, Some(split)) => {
+                    let (flow, split) = split_flow_result(cfg, split, st, &per_s);
+                    (flow, Some(split))
+                }
+                (Transport::Udp, _) => (udp_flow_result(st, per_s), None),
             };
             delivered_of.push(flow.bytes_delivered);
             let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
@@ -804,6 +961,7 @@ impl<'a> NetWorld<'a> {
                 to: cfg.to.clone(),
                 transport: cfg.transport.name(),
                 variant: match cfg.transport {
+                    // A split flow's source runs the first connection's variant.
                     Transport::Tcp => cfg.tcp.variant.name().to_string(),
                     Transport::Udp => "udp".into(),
                 },
@@ -821,6 +979,7 @@ impl<'a> NetWorld<'a> {
                 datagrams_sent: st.udp_sent,
                 datagrams_delivered: st.udp_delivered,
                 arrived_after_stop: st.arrived_after_stop,
+                split,
             });
         }
 
@@ -909,8 +1068,12 @@ impl<'a> NetWorld<'a> {
             flows: flows.len(),
             nodes: nodes.len(),
         };
-        let tcp_variants: Vec<&str> =
-            net.flows.iter().filter(|f| f.transport == Transport::Tcp).map(|f| f.tcp.variant.name()).collect();
+        let tcp_variants: Vec<&str> = net
+            .flows
+            .iter()
+            .filter(|f| f.transport == Transport::Tcp)
+            .flat_map(|f| std::iter::once(&f.tcp).chain(f.split.as_ref().map(|s| &s.tcp)).map(|t| t.variant.name()))
+            .collect();
         let variant = match tcp_variants.first() {
             None => "udp".to_string(),
             Some(v) if tcp_variants.iter().all(|x| x == v) => v.to_string(),
@@ -971,7 +1134,7 @@ impl NetWorld<'_> {
     }
 }
 
-fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: impl Fn(f64) -> f64) -> FlowResult {
+fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: &dyn Fn(f64) -> f64) -> FlowResult {
     let rcv = dst.receiver.as_ref();
     let delivered = rcv.map_or(0, |r| r.delivered);
     let rc = rcv.map(|r| r.counters.clone()).unwrap_or_default();
@@ -1005,6 +1168,65 @@ fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: impl Fn(f64) -
         wire_bytes_sender: wire_out,
         wire_bytes_receiver: dst.counters.wire_bytes_out,
     }
+}
+
+/// A split flow's record: end to end, bytes delivered at `to` and its goodput, completion when
+/// every byte written reached `to`; every other counter the sum over its two connections (the
+/// wire bytes each connection's ends put on the network). Each connection's own record is in
+/// `split.halves`.
+fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, per_s: &dyn Fn(f64) -> f64) -> (FlowResult, SplitResult) {
+    let end = |e: End| st.tcp[e as usize].as_ref();
+    let half = |src: End, dst: End, from: &str, to: &str, tcp: &crate::config::TcpConfig| {
+        let rcv = end(dst).expect("receiving ends listen from the start");
+        let rc = rcv.receiver.as_ref().map(|r| r.counters.clone()).unwrap_or_default();
+        SplitHalf {
+            from: from.to_string(),
+            to: to.to_string(),
+            variant: tcp.variant.name().to_string(),
+            flow: tcp_flow_result(end(src), rcv, per_s),
+            window_probes: end(src).map_or(0, |e| e.sender.counters().window_probes),
+            zero_windows_sent: rc.zero_windows_sent,
+            beyond_window_segments: rc.beyond_window_segments,
+        }
+    };
+    let first = half(End::Src, End::RelayIn, &cfg.from, &split.at, &cfg.tcp);
+    let second = half(End::RelayOut, End::Dst, &split.at, &cfg.to, &split.tcp);
+    let (a, b) = (&first.flow, &second.flow);
+    let last = end(End::Dst).and_then(|e| e.receiver.as_ref());
+    let completion = match last {
+        Some(r) if st.written > 0 && r.delivered >= st.written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+        _ => f64::NAN,
+    };
+    let flow = FlowResult {
+        bytes_delivered: b.bytes_delivered,
+        completion_s: completion,
+        goodput_bps: b.goodput_bps,
+        throughput_bps: per_s((a.wire_bytes_sender + b.wire_bytes_sender) as f64 * 8.0),
+        segments_sent: a.segments_sent + b.segments_sent,
+        data_segments_sent: a.data_segments_sent + b.data_segments_sent,
+        retransmissions: a.retransmissions + b.retransmissions,
+        timeouts: a.timeouts + b.timeouts,
+        fast_retransmits: a.fast_retransmits + b.fast_retransmits,
+        acks_sent: a.acks_sent + b.acks_sent,
+        sack_blocks_sent: a.sack_blocks_sent + b.sack_blocks_sent,
+        dupacks_received: a.dupacks_received + b.dupacks_received,
+        ecn_reductions: a.ecn_reductions + b.ecn_reductions,
+        route_failures: a.route_failures + b.route_failures,
+        probes_sent: a.probes_sent + b.probes_sent,
+        frozen_s: a.frozen_s + b.frozen_s,
+        out_of_order_segments: a.out_of_order_segments + b.out_of_order_segments,
+        duplicate_segments: a.duplicate_segments + b.duplicate_segments,
+        wire_bytes_sender: a.wire_bytes_sender + b.wire_bytes_sender,
+        wire_bytes_receiver: a.wire_bytes_receiver + b.wire_bytes_receiver,
+    };
+    let result = SplitResult {
+        at: split.at.clone(),
+        buffer_bytes: split.buffer,
+        relay_max_bytes: st.relay_max,
+        relayed_bytes: st.relayed,
+        halves: vec![first, second],
+    };
+    (flow, result)
 }
 
 fn udp_flow_result(st: &FlowState, per_s: impl Fn(f64) -> f64) -> FlowResult {

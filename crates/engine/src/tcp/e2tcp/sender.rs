@@ -151,6 +151,11 @@ impl E2tcpSender {
     pub fn data_end(&self) -> u64 {
         self.data_end
     }
+    /// Application bytes written and not yet acknowledged: what the send buffer holds.
+    pub fn unacked_data(&self) -> u64 {
+        let written = self.data_end - (ISS + 1);
+        written - self.tcb.snd_una.saturating_sub(ISS + 1).min(written)
+    }
     /// The window in packets.
     pub fn window_packets(&self) -> u32 {
         self.window.packets()
@@ -349,6 +354,7 @@ impl E2tcpSender {
                 }
                 return None;
             }
+            self.counters.window_probes += 1;
         }
         self.persist = None;
         let order = self.take_order();
