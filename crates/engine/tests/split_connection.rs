@@ -380,3 +380,22 @@ fn the_example_split_scenario_completes_and_fills_its_relay() {
     assert_eq!(split.relay_max_bytes, split.buffer_bytes);
     assert!(split.halves[1].flow.retransmissions > 0, "the wireless hop is lossy");
 }
+
+#[test]
+fn a_capture_shows_each_connection_between_its_own_ends() {
+    use tcpenergy_engine::capture::node_address;
+    let s = scenario(&net("", 50_000, "split = { at = \"bs\", tcp = { variant = \"sack\" }, buffer = \"64KB\" }"));
+    let (_, capture) = tcpenergy_engine::run_network_captured(&s, 1, true).unwrap();
+    let capture = capture.unwrap();
+    let id = |name: &str| s.network.as_ref().unwrap().node_id(name).unwrap().index();
+    // Flow 0 is the first connection, server -> bs; the second, bs -> mobile, comes after the flows.
+    assert_eq!(capture.flows.len(), 2);
+    assert_eq!((capture.flows[0].src.addr, capture.flows[0].dst.addr), (node_address(id("server")), node_address(id("bs"))));
+    assert_eq!((capture.flows[1].src.addr, capture.flows[1].dst.addr), (node_address(id("bs")), node_address(id("mobile"))));
+    for (link, flow) in [("server-bs", 0), ("bs-server", 0), ("bs-mobile", 1), ("mobile-bs", 1)] {
+        let frames = &capture.links.iter().find(|l| l.name == link).unwrap().frames;
+        assert!(!frames.is_empty() && frames.iter().all(|f| f.flow == flow), "{link}");
+        // Data goes from each connection's source: server -> bs, then bs -> mobile.
+        assert!(frames.iter().all(|f| f.from_src == link.starts_with(["server-bs", "bs-mobile"].iter().find(|x| **x == link).copied().unwrap_or("~"))));
+    }
+}
