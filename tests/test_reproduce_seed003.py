@@ -83,10 +83,15 @@ def test_seed000_rejects_a_part(tmp_path):
     assert result.exit_code == 2
 
 
-def test_packaged_claims_cite_the_paper_and_every_id_has_an_evaluator():
+def test_packaged_claims_cite_the_paper_and_every_id_has_a_rule():
+    from tcpenergy.reproduce import rules
+
     packaged = C.load_claims("claims_s003.yaml")
     assert [e["id"] for e in packaged] == [f"S003-C{i:02d}" for i in range(1, 23)]
-    assert set(E.EVALUATORS) == {e["id"] for e in packaged}
+    ruleset = rules.load_rules("rules_s003.yaml")
+    assert set(ruleset.rules) == {e["id"] for e in packaged}
+    coded = {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)}
+    assert coded == set(E.CODE)
     for e in packaged:
         assert e["paper"].startswith("S. Agrawal and S. Singh") and e["where"], e["id"]
 

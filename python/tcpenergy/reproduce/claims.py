@@ -261,7 +261,7 @@ def significant(a: Stat, b: Stat) -> bool:
     return not overlap(a, b)
 
 
-def relation_holds(a: Stat, op: str, b: Stat, basis: str = SIGNIFICANCE) -> bool:
+def relation_holds(a: Stat, op: str, b: Stat, basis: str = SIGNIFICANCE, tol: float = TIE_REL) -> bool:
     """The comparison rules (documented in docs/reproduce/seed-00X.md).
 
     basis MEANS (the paper compared means):
@@ -271,10 +271,11 @@ def relation_holds(a: Stat, op: str, b: Stat, basis: str = SIGNIFICANCE) -> bool
       * ``a ~= b``: the confidence intervals overlap;
       * ``a < b``: mean a < mean b and the intervals do not overlap (``>`` likewise);
     either basis: ``a <= b`` is ``not a > b`` (``>=`` likewise).
+    ``tol``: the tie tolerance on the means basis (a claim that says "about the same" may set its own).
     """
     if basis not in BASES:
         raise ValueError(f"unknown comparison basis {basis!r}; allowed: {', '.join(BASES)}")
-    same = tied(a, b) if basis == MEANS else overlap(a, b)
+    same = tied(a, b, tol) if basis == MEANS else overlap(a, b)
     if op == "~=":
         return same
     if op == "<":
@@ -282,15 +283,15 @@ def relation_holds(a: Stat, op: str, b: Stat, basis: str = SIGNIFICANCE) -> bool
     if op == ">":
         return a.mean > b.mean and not same
     if op == "<=":
-        return not relation_holds(a, ">", b, basis)
+        return not relation_holds(a, ">", b, basis, tol)
     if op == ">=":
-        return not relation_holds(a, "<", b, basis)
+        return not relation_holds(a, "<", b, basis, tol)
     raise ValueError(f"unknown relation {op!r}; allowed: {', '.join(RELATIONS)}")
 
 
-def found_relation(a: Stat, b: Stat, basis: str = SIGNIFICANCE) -> str:
+def found_relation(a: Stat, b: Stat, basis: str = SIGNIFICANCE, tol: float = TIE_REL) -> str:
     """The relation the data show between a and b: '<', '>' or '~='."""
-    if (tied(a, b) if basis == MEANS else overlap(a, b)):
+    if (tied(a, b, tol) if basis == MEANS else overlap(a, b)):
         return "~="
     return "<" if a.mean < b.mean else ">"
 

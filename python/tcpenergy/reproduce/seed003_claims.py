@@ -1,4 +1,4 @@
-"""One evaluator per seed-003 claim, judged from the option-tuning runs (seed003.py).
+"""The seed-003 claims that need code, and the option table; the rest are rules (data/rules_s003.yaml).
 
 Efficiency is bytes delivered per joule of sender energy (the energy analogue of the paper's bytes per
 battery charge). The paper compares single battery-lifetime measurements per configuration, i.e.
@@ -152,73 +152,12 @@ def option_rows(runs) -> List[List[Any]]:
 # Evaluators
 # --------------------------------------------------------------------------------------------
 
-def c02(runs, entry) -> Verdict:
-    st = {m: get(runs, S.MTU_SACK, path__mtu=m, tcp__variant="sack") for m in S.MTUS}
-    fails = [f"{a} < {b}" for a, b in zip(S.MTUS, S.MTUS[1:]) if not greater(st[b], st[a])]
-    ev = ("Bytes per joule (sender total), SACK on, by MTU: " + "; ".join(f"MTU {m} {_bpj(s)}" for m, s in st.items())
-          + f". Rule: each step must be '>' (means ordered by more than {NEGLIGIBLE:.0%}).")
-    return C.verdict(not fails, ev, f"Not strictly increasing at: {', '.join(fails)}.",
-                     {m: s.mean for m, s in st.items()})
-
-
 def c03(runs, entry) -> Verdict:
     p = {m: stat(default_runs(runs, m)["s003.sender_power_w"].tolist()).mean for m in S.MTUS}
     return C.not_modelled(NOT_BATTERY + " Lifetime needs a battery model; as a hint only, our mean sender power "
                           "while transferring is " + ", ".join(f"MTU {m}: {w:.3f} W" for m, w in p.items())
                           + " (higher power = shorter lifetime for a fixed charge).",
                           "No lifetime runs.")
-
-
-def c04(runs, entry) -> Verdict:
-    on = get(runs, S.TIMESTAMPS, tcp__timestamps=True, tcp__header_prediction="standard")
-    off = get(runs, S.TIMESTAMPS, tcp__timestamps=False, tcp__header_prediction="standard")
-    hp = get(runs, S.TIMESTAMPS, tcp__timestamps=True, tcp__header_prediction="predict_first")
-    g, ghp = saving(off, on), saving(hp, on)
-    ok = greater(off, on) and g >= NEGLIGIBLE
-    ev = (f"MTU 2296, standard header prediction: TS off {_bpj(off)} vs TS on {_bpj(on)}: savings {_pct(g)}; "
-          f"for comparison predict_first (TS on) saves {_pct(ghp)}. Rule: '>' and savings >= 1 %.{_sig(off, on)}")
-    return C.verdict(ok, ev, "Turning timestamps off does not give a significant (>= 1 %) gain in our model: it "
-                     "only removes 12 option bytes per segment and the PAWS check from the per-segment CPU cost.",
-                     {"saving_ts_off": g, "saving_hp": ghp})
-
-
-def c05(runs, entry) -> Verdict:
-    a = get(runs, S.TIMESTAMPS, tcp__timestamps=False, tcp__header_prediction="predict_first")
-    b = get(runs, S.TIMESTAMPS, tcp__timestamps=True, tcp__header_prediction="predict_first")
-    ev = (f"MTU 2296, predict_first: TS off {_bpj(a)} vs TS on {_bpj(b)}: difference {_pct(saving(a, b))}. "
-          f"Rule: '~=' (|difference| <= 1 %).{_sig(a, b)}")
-    return C.verdict(similar(a, b), ev, "Timestamps off still gains more than 1 % once PAWS is off the fast path "
-                     "(the 12 option bytes per segment).", {"difference": saving(a, b)})
-
-
-def c06(runs, entry) -> Verdict:
-    off = get(runs, S.WSCALE, tcp__window_scale=False)
-    on = get(runs, S.WSCALE, tcp__window_scale=True)
-    ev = (f"MTU 1500: window scale off {_bpj(off)} vs on {_bpj(on)}: difference {_pct(saving(off, on))}. "
-          f"Rule: '~=' (|difference| <= 1 %).{_sig(off, on)}")
-    return C.consistency(similar(off, on), ev, "with a 64 KB receive buffer the window never needs scaling, so "
-                         "the option's only modelled cost is 3 bytes in each SYN: the runs are identical but for "
-                         "those bytes, and the claim cannot fail in the model.",
-                         "Window scale makes more than a negligible difference in our model.",
-                         {"difference": saving(off, on)})
-
-
-def c07(runs, entry) -> Verdict:
-    parts, fails, data = [], [], {}
-    for m in S.MTUS:
-        off = get(runs, S.MTU_SACK, path__mtu=m, tcp__variant="newreno")
-        on = get(runs, S.MTU_SACK, path__mtu=m, tcp__variant="sack")
-        data[m] = saving(off, on)
-        parts.append(f"MTU {m}: off {_bpj(off)} vs on {_bpj(on)} ({_pct(data[m])})")
-        if m == 2296 and not greater(off, on):
-            fails.append(f"MTU {m}: SACK off is not above SACK on")
-        if m != 2296 and not greater(on, off):
-            fails.append(f"MTU {m}: SACK on is not above SACK off")
-    ev = ("Bytes per joule, SACK off (newreno) vs on (sack): " + "; ".join(parts)
-          + f". Rule: off > on at 2296 and on > off at 500-1500, means apart by more than {NEGLIGIBLE:.0%}.")
-    return C.verdict(not fails, ev, "; ".join(fails) + ". With 0.1 % random loss multiple losses per window are "
-                     "rare at every MTU, so SACK's recovery advantage is small while its per-ACK processing "
-                     "and option-byte cost remains.", data)
 
 
 def c08(runs, entry) -> Verdict:
@@ -234,51 +173,6 @@ def c08(runs, entry) -> Verdict:
           f"{_sig(pf, std)}")
     return C.verdict(ok, ev, "The header-prediction gain is not significant (>= 1 %) or not comparable to the "
                      "timestamps-off gain in our model.", {"saving_hp": g, "saving_ts_off": gts})
-
-
-def c09(runs, entry) -> Verdict:
-    timed = get(runs, S.DELACK, tcp__delayed_ack__every=0)
-    every2 = get(runs, S.DELACK, tcp__delayed_ack__every=2)
-    gp = {k: rows(runs, S.DELACK, tcp__delayed_ack__every=v)["flow.goodput_bps"].mean() / 1e6
-          for k, v in (("timed", 0), ("every2", 2))}
-    ideal = {k: stat(rows(runs, S.DELACK, tcp__delayed_ack__every=v)["s003.bytes_per_j_idealized"].tolist())
-             for k, v in (("timed", 0), ("every2", 2))}
-    ev = (f"MTU 1500: time-only 500 ms {_bpj(timed)} vs every 2 {_bpj(every2)} ({_pct(saving(timed, every2))}); "
-          f"goodput {gp['timed']:.3g} vs {gp['every2']:.3g} Mbit/s; idealized (idle excluded) bytes/J "
-          f"{ideal['timed'].mean:.0f} vs {ideal['every2'].mean:.0f} ({_pct(saving(ideal['timed'], ideal['every2']))}). "
-          f"Rule: '>' on total bytes per joule.{_sig(timed, every2)}")
-    return C.verdict(greater(timed, every2), ev,
-                     "With one ACK per 500 ms and a 64 KB window the sender can deliver at most about one window "
-                     "per 500 ms (~1 Mbit/s, less after losses), so the transfer takes far longer and the always-on "
-                     "radio and platform idle power dominate. The paper's stack evidently did not throttle like this "
-                     "(it applies the 500 ms rule only while nothing is lost and gives no detail); the saved ACK "
-                     "processing shows only in the idealized figure.",
-                     {"saving_total": saving(timed, every2), "saving_idealized": saving(ideal["timed"], ideal["every2"]),
-                      "goodput_mbps": gp})
-
-
-def _cumulative(runs, mtu: int, entry) -> Verdict:
-    mod = get(runs, S.CUMULATIVE, path__mtu=mtu, tcp__delayed_ack__every=0)
-    alt = get(runs, S.CUMULATIVE, path__mtu=mtu, tcp__delayed_ack__every=2)
-    ref = get(runs, S.MTU_SACK, path__mtu=1500, tcp__variant="sack")
-    paper = float(entry["numbers"]["improvement_pct"]) / 100
-    ours = saving(mod, ref)
-    ok = ours > 0 and paper / 2 <= ours <= paper * 2
-    gp = rows(runs, S.CUMULATIVE, path__mtu=mtu, tcp__delayed_ack__every=0)["flow.goodput_bps"].mean() / 1e6
-    ev = (f"All modifications at MTU {mtu}: {_bpj(mod)} vs defaults (MTU 1500) {_bpj(ref)}: savings {_pct(ours)} "
-          f"(paper {paper:+.0%}); goodput {gp:.3g} Mbit/s. Diagnostic, the same without the time-only ACK (every 2): "
-          f"{_pct(saving(alt, ref))}. Rule: same sign and within a factor 2 of the paper.")
-    return C.verdict(ok, ev, "The cumulative configuration includes the 500 ms time-only delayed ACK, which in our "
-                     "model caps throughput near window/500 ms; the longer transfer's idle energy outweighs every "
-                     "per-packet saving (see S003-C09).", {"saving": ours, "paper": paper, "saving_without_timed_ack": saving(alt, ref)})
-
-
-def c10(runs, entry) -> Verdict:
-    return _cumulative(runs, 2296, entry)
-
-
-def c12(runs, entry) -> Verdict:
-    return _cumulative(runs, 1500, entry)
 
 
 def c14(runs, entry) -> Verdict:
@@ -298,23 +192,9 @@ def c22(runs, entry) -> Verdict:
                          {"p_hazard": p})
 
 
-def _nm(reason: str):
-    return lambda runs, entry: C.not_modelled(reason)
-
-
-EVALUATORS = {
-    "S003-C01": _nm(NOT_BATTERY),
-    "S003-C02": c02, "S003-C03": c03, "S003-C04": c04, "S003-C05": c05, "S003-C06": c06,
-    "S003-C07": c07, "S003-C08": c08, "S003-C09": c09, "S003-C10": c10,
-    "S003-C11": _nm(NOT_MAC),
-    "S003-C12": c12,
-    "S003-C13": _nm("Distance (13 inches vs 30 ft) needs a radio propagation / 802.11 PHY model, which the "
-                    "simulator does not have."),
-    "S003-C14": c14,
-    **{f"S003-C{i}": _nm(NOT_BATTERY + " " + NOT_MAC + " Tables I/II also need an interfering third station.")
-       for i in range(15, 22)},
-    "S003-C22": c22,
-}
+# The claims judged by code (rules_s003.yaml marks them `code: true`): C03 and C14 give a hint
+# beside their not-modelled verdict, C08 compares two savings, C22 is arithmetic.
+CODE = {"S003-C03": c03, "S003-C08": c08, "S003-C14": c14, "S003-C22": c22}
 
 
 # The energy claims: those whose rule reads an energy metric of the runs (bytes per joule, the
@@ -326,28 +206,17 @@ ENERGY_CLAIMS = frozenset({"S003-C02", "S003-C03", "S003-C04", "S003-C05", "S003
                            "S003-C08", "S003-C09", "S003-C10", "S003-C12"})
 
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
-    """One claims.json record per entry. ``runs``: every attempted run (with add_metrics); statistics
-    use the complete runs, each record counts n complete / n run."""
+    """One claims.json record per entry, judged by its rule in data/rules_s003.yaml. ``runs``: every
+    attempted run (with add_metrics); statistics use the complete runs, each record counts n
+    complete / n run."""
+    from tcpenergy.reproduce import rules
+
     attempted = C.mark_settings(runs)
     usable = C.usable_runs(attempted)
     _ATTEMPTED.append(attempted)
     try:
-        return [C.judge(entry, lambda entry=entry: _one(usable, entry, quick), attempted, quick)
-                for entry in entries]
+        code = {cid: (lambda entry, fn=fn: fn(usable, entry)) for cid, fn in CODE.items()}
+        return rules.evaluate(runs, entries, "rules_s003.yaml", code, quick,
+                              quick_note=" (quick mode: 3 seeds per setting)")
     finally:
         _ATTEMPTED.pop()
-
-
-def _one(runs, entry: Mapping[str, Any], quick: bool) -> Verdict:
-    fn = EVALUATORS.get(entry["id"])
-    if fn is None:
-        return Verdict(C.NOT_MODELLED, "No evaluator.", "This claim id has no evaluator in "
-                       "tcpenergy.reproduce.seed003_claims (a new claim?).")
-    try:
-        result = fn(runs, entry)
-    except (KeyError, ValueError, IndexError, ZeroDivisionError) as exc:
-        result = Verdict(C.DOES_NOT_HOLD, f"Could not be evaluated from the complete runs: {exc!r}.",
-                         "The runs this claim needs are missing, failed or incomplete.")
-    if quick and result.status not in (C.NOT_MODELLED, C.CONSISTENCY) and entry.get("kind") != "analytical":
-        result.evidence += " (quick mode: 3 seeds per setting)"
-    return result
