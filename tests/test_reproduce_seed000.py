@@ -102,7 +102,11 @@ def test_claims_data_ships_in_the_installed_package():
     assert shipped.is_file()
     entries = C.load_claims()
     assert [e["id"] for e in entries] == [f"S000-C{i:02d}" for i in range(1, 50)]
-    assert set(E.EVALUATORS) == {e["id"] for e in entries}
+    from tcpenergy.reproduce import rules
+
+    ruleset = rules.load_rules("rules_s000.yaml")
+    assert set(ruleset.rules) == {e["id"] for e in entries}
+    assert {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)} == set(E.EVALUATORS)
 
 
 def test_packaged_claims_cite_the_paper_by_authors_and_title():
@@ -171,18 +175,22 @@ def synthetic_random_loss(means, spread=0.2, seeds=5):
     return pd.DataFrame(rows)
 
 
-def test_table4_evaluator_reads_the_cell_and_relation_from_the_claim_and_compares_means():
-    entry = next(e for e in C.load_claims() if e["id"] == "S000-C14")  # MTU 512 / 5 %: E[S] < E[N] ~= E[R]
+def test_table4_rule_judges_the_papers_cell_on_the_means_over_rtt():
+    """Seed 000 Table 4, MTU 512 / 5 % loss: E[SACK] < E[NewReno] ~= E[Reno], on the means over RTT."""
+    from tcpenergy.reproduce import rules
+
+    entry = next(e for e in C.load_claims() if e["id"] == "S000-C14")
+    ruleset = rules.load_rules("rules_s000.yaml")
     holds = synthetic_random_loss({("sack", 512, 0.05): 100.0, ("newreno", 512, 0.05): 120.0,
                                    ("reno", 512, 0.05): 120.1})
-    v = E.table4(E.Context(runs=holds, claims=C.load_claims()), entry)
-    assert v.status == C.HOLDS, v.evidence
-    assert "same pairs: SACK < NewReno ~= Reno" in v.evidence
-    assert "Significance, reported only" in v.evidence
+    record = rules.evaluate(holds, [entry], ruleset)[0]
+    assert record["status"] == C.HOLDS, record["evidence"]
+    assert "CIs" in record["evidence"] and "MTU 512 / 5 % loss" in record["evidence"]
     reversed_ = synthetic_random_loss({("sack", 512, 0.05): 130.0, ("newreno", 512, 0.05): 120.0,
                                        ("reno", 512, 0.05): 120.1})
-    v = E.table4(E.Context(runs=reversed_, claims=C.load_claims()), entry)
-    assert v.status == C.DOES_NOT_HOLD and v.explanation
+    record = rules.evaluate(reversed_, [entry], ruleset)[0]
+    assert record["status"] == C.DOES_NOT_HOLD and record["explanation"]
+    assert "SACK < NewReno fails" in record["evidence"]
 
 
 def test_scenario_writer_round_trips_through_toml(tmp_path):

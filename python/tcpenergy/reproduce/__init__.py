@@ -18,6 +18,8 @@ from typing import AbstractSet, Any, Callable, Dict, List, Optional, Union
 PAPERS: Dict[str, tuple] = {
     "seed-000": ("tcpenergy.reproduce.seed000",
                  "Singh & Singh: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"),
+    "seed-001": ("tcpenergy.reproduce.seed001",
+                 "Donckers, Havinga, Smit & Smit: E2TCP against Tahoe, Reno and NewReno on one bursty wireless hop"),
     "seed-002": ("tcpenergy.reproduce.seed002",
                  "energy of TCP-SACK vs TCP-ECN-ELFN over a 4-node ad hoc chain"),
     "seed-003": ("tcpenergy.reproduce.seed003",

@@ -386,3 +386,29 @@ def table_section(header: Sequence[str], rows: Sequence[Sequence[Any]], intro: s
             + "\n".join("<tr>" + "".join(f"<td>{_html.escape(str(c))}</td>" for c in row) + "</tr>"
                         for row in rows) + "\n</tbody>\n</table>")
     return (heading, body, "\n".join(md))
+
+
+def run_and_judge(paper_id: str, exps: Sequence[Experiment], out_dir: Path, *, quick: bool, jobs: Optional[int],
+                  progress: bool, log: Callable[[str], None], transform: Optional[Transform],
+                  keep: Optional[AbstractSet[str]], report: bool, add_metrics: Callable[[Any], Any],
+                  evaluate: Callable[..., List[Dict[str, Any]]], claims_file: str,
+                  write_report: Callable[..., List[Path]]) -> Outcome:
+    """The steps every reproduction shares: run (or resume) its experiments into OUT/runs.duckdb,
+    judge its claims over every attempted run (so verdicts count n complete / n run), write
+    OUT/claims.json and, when ``report``, the report from the complete runs."""
+    import time
+
+    from tcpenergy.reproduce import claims as claims_mod
+
+    started = time.perf_counter()
+    out_dir, sweeps_dir, store_path = output_layout(out_dir)
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log,
+                             lambda exp, directory: write_experiment(exp, directory, paper_id), transform, keep)
+    frame = load_runs(store_path)
+    runs = add_metrics(select_runs(frame, exps))
+    results = evaluate(add_metrics(select_runs(frame, exps, all_runs=True)), claims_mod.load_claims(claims_file),
+                       quick=quick)
+    claims_mod.write_claims_json(results, out_dir / "claims.json")
+    files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
+    return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
+                   files, failed, incomplete_count(runs), left_out(exps, keep))

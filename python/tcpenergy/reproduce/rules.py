@@ -75,7 +75,8 @@ class Rule(BaseModel):
     terms: Dict[str, Filter] = Field(default_factory=dict)
     for_each: List[str] = Field(default_factory=list)
     require: Literal["all", "most", "any"] = "all"
-    average_over: Optional[str] = None
+    average_over: Optional[Union[str, List[str]]] = None
+    exclude: List[Filter] = Field(default_factory=list)
     basis: Literal["means", "significance"] = "means"
     tie: float = Field(default=C.TIE_REL, ge=0)
     level: float = Field(default=C.LEVEL, gt=0, lt=1)
@@ -85,13 +86,15 @@ class Rule(BaseModel):
     relation: Optional[str] = None
     # trend
     axis: Optional[str] = None
-    axis_order: Optional[List[Scalar]] = None
+    axis_order: Union[Literal["ascending", "descending"], List[Scalar]] = "ascending"
     direction: Optional[Literal["increasing", "decreasing", "flat"]] = None
-    steps: Literal["weak", "strict"] = "weak"
+    steps: Literal["weak", "strict", "endpoints"] = "weak"
     quantity: Union[Literal["value"], Dict[Literal["gap", "ratio"], List[str]]] = "value"
     # ratio
     numerator: Optional[str] = None
     denominator: Optional[str] = None
+    numerator_metric: Optional[str] = None
+    denominator_metric: Optional[str] = None
     form: Literal["ratio", "change"] = "ratio"
     # ratio and value
     band: Optional[List[Optional[float]]] = None
@@ -103,6 +106,7 @@ class Rule(BaseModel):
     # verdict texts
     why_not: Optional[str] = None
     note: Optional[str] = None
+    remark: Optional[str] = None
     consistency: Optional[str] = None
 
     @model_validator(mode="after")
@@ -152,7 +156,8 @@ _INHERITED = set(Rule.model_fields) - {"of", "shape"}
 
 def _inherit(parent: Mapping[str, Any], child: Mapping[str, Any]) -> Dict[str, Any]:
     """A sub-rule of ``all``: the parent's keys (but ``of`` and ``shape``), overridden by its own."""
-    merged = {k: v for k, v in parent.items() if k in _INHERITED and k not in ("why_not", "note", "consistency")}
+    merged = {k: v for k, v in parent.items()
+              if k in _INHERITED and k not in ("why_not", "note", "consistency", "remark")}
     merged.update(child)
     if merged.get("shape") == "all":
         merged["of"] = [_inherit(merged, sub) for sub in merged.get("of", [])]
@@ -218,28 +223,57 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _column_mask(series, want: Any):
+    """Rows of one column equal to ``want`` (numbers to 1e-9 relative), as a boolean array."""
+    import numpy as np
+
+    if isinstance(want, (int, float)) and not isinstance(want, bool) and series.dtype != object:
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+        return np.isclose(values, float(want), rtol=1e-9, atol=1e-12)
+    return series.map(lambda v: _same(v, want)).to_numpy(dtype=bool)
+
+
+class Selector:
+    """Row selections of one frame by column filters; each column's mask is computed once."""
+
+    def __init__(self, frame) -> None:
+        self.frame = frame
+        self._masks: Dict[Tuple[str, str], Any] = {}
+
+    def mask(self, filt: Mapping[str, Any]):
+        import numpy as np
+
+        mask = np.ones(len(self.frame), dtype=bool)
+        for col, want in filt.items():
+            if col not in self.frame.columns:
+                raise KeyError(f"no column {col!r} in the runs")
+            key = (col, repr(want))
+            if key not in self._masks:
+                wants = want if isinstance(want, list) else [want]
+                m = np.zeros(len(self.frame), dtype=bool)
+                for w in wants:
+                    m |= _column_mask(self.frame[col], w)
+                self._masks[key] = m
+            mask &= self._masks[key]
+        return mask
+
+    def rows(self, filt: Mapping[str, Any], columns: Optional[Sequence[str]] = None):
+        """The matching rows (only ``columns``, when given: a narrow copy is much faster to take)."""
+        frame = self.frame if columns is None else self.frame[[c for c in columns if c in self.frame.columns]]
+        return frame[self.mask(filt)]
+
+
 def select(frame, filt: Mapping[str, Any]):
     """The rows of ``frame`` matching every column = value (a list: any of its values); numbers
     match to 1e-9 relative, so values read back from the store compare as written."""
-    import pandas as pd
-
-    mask = pd.Series(True, index=frame.index)
-    for col, want in filt.items():
-        if col not in frame.columns:
-            raise KeyError(f"no column {col!r} in the runs")
-        wants = want if isinstance(want, list) else [want]
-        col_mask = pd.Series(False, index=frame.index)
-        for w in wants:
-            col_mask |= frame[col].map(lambda v, w=w: _same(v, w))
-        mask &= col_mask
-    return frame[mask]
+    return Selector(frame).rows(filt)
 
 
 @dataclass
 class Data:
     """What rules read: the complete runs and every attempted run, both marked (claims.mark_settings)."""
-    runs: Any
-    attempted: Any
+    runs: Selector
+    attempted: Selector
     metrics: Mapping[str, Metric]
     entry: Mapping[str, Any]
 
@@ -255,9 +289,9 @@ class Data:
 
     def stat(self, rule: Rule, metric: str, term: str, cell: Mapping[str, Any]) -> Stat:
         filt = {**self.base_filter(rule), **rule.terms.get(term, {}), **cell}
-        C.note(select(self.attempted, filt))
-        part = select(self.runs, filt)
         column = self.metric(metric).column
+        C.note(self.attempted.rows(filt, [C.SETTING]))
+        part = self.runs.rows(filt, ["seed", column, C.SETTING])
         if not len(part):
             raise KeyError(f"no complete runs for {term} {_cell_text(cell) or ''}".strip())
         if column not in part.columns:
@@ -271,17 +305,23 @@ class Data:
     def cells(self, rule: Rule) -> List[Dict[str, Any]]:
         if not rule.for_each:
             return [{}]
-        part = select(self.attempted, self.base_filter(rule))
+        part = self.attempted.rows(self.base_filter(rule), rule.for_each)
         if not len(part):
             raise KeyError(f"no runs for {_filter_text(self.base_filter(rule))}")
         keys = part[rule.for_each].drop_duplicates().itertuples(index=False, name=None)
-        return [dict(zip(rule.for_each, _py(k))) for k in sorted(keys, key=_sort_key)]
+        cells = [dict(zip(rule.for_each, _py(k))) for k in sorted(keys, key=_sort_key)]
+        return [c for c in cells if not any(all(_matches(c.get(k), v) for k, v in ex.items()) for ex in rule.exclude)]
 
     def axis_points(self, rule: Rule, cell: Mapping[str, Any]) -> List[Any]:
-        if rule.axis_order is not None:
+        if isinstance(rule.axis_order, list):
             return list(rule.axis_order)
-        part = select(self.attempted, {**self.base_filter(rule), **cell})
-        return sorted(set(_py(tuple(part[rule.axis]))), key=lambda v: (str(type(v)), v))
+        part = self.attempted.rows({**self.base_filter(rule), **cell}, [rule.axis])
+        values = {v for v in _py(tuple(part[rule.axis])) if not (isinstance(v, float) and math.isnan(v))}
+        return sorted(values, key=lambda v: _sort_key([v]), reverse=rule.axis_order == "descending")
+
+
+def _matches(value: Any, want: Any) -> bool:
+    return any(_same(value, w) for w in (want if isinstance(want, list) else [want]))
 
 
 def _py(values: Sequence[Any]) -> Tuple[Any, ...]:
@@ -446,6 +486,10 @@ def _trend_one(rule: Rule, series: List[Tuple[Any, float, Optional[Stat]]]) -> T
     fails = []
     if rule.direction == "flat":
         fails = [f"{_val(q[0])} differs from {_val(series[0][0])}" for q in series[1:] if rel(series[0], q) != "~="]
+    elif rule.steps == "endpoints":
+        if rel(series[0], series[-1]) != want:
+            fails.append(f"first ({_val(series[0][0])}) to last ({_val(series[-1][0])}) is "
+                         f"'{rel(series[0], series[-1])}', not '{want}'")
     elif rule.steps == "strict":
         fails = [f"step {_val(p[0])} -> {_val(q[0])} is '{s}'" for (p, q, s) in zip(series, series[1:], steps) if s != want]
     else:
@@ -513,13 +557,18 @@ def _judge_number(rule: Rule, data: Data, x: float) -> Tuple[bool, str]:
 
 
 def _ratio(rule: Rule, data: Data, cell: Mapping[str, Any]) -> Outcome:
-    a = data.stat(rule, rule.metric, rule.numerator, cell)
-    b = data.stat(rule, rule.metric, rule.denominator, cell)
+    num_metric, den_metric = rule.numerator_metric or rule.metric, rule.denominator_metric or rule.metric
+    a = data.stat(rule, num_metric, rule.numerator, cell)
+    b = data.stat(rule, den_metric, rule.denominator, cell)
     x = a.mean / b.mean - (1 if rule.form == "change" else 0)
     ok, against = _judge_number(rule, data, x)
     what = "change" if rule.form == "change" else "ratio"
-    text = (f"{_stat_text(rule, data, rule.numerator, a)}; {_stat_text(rule, data, rule.denominator, b)}; "
-            f"{what} {rule.numerator}/{rule.denominator}{' - 1' if rule.form == 'change' else ''} = {_num(x)} ({against})")
+    names = [rule.numerator, rule.denominator]
+    if num_metric != den_metric:
+        names = [f"{data.metric(num_metric).label or num_metric} of {rule.numerator}",
+                 f"{data.metric(den_metric).label or den_metric} of {rule.denominator}"]
+    text = (f"{names[0]} {a.text(data.metric(num_metric).scale)}; {names[1]} {b.text(data.metric(den_metric).scale)}; "
+            f"{what}{' - 1' if rule.form == 'change' else ''} = {_num(x)} ({against})")
     return Outcome(ok, text + _shown(rule, data, cell), {what: x})
 
 
@@ -552,7 +601,8 @@ def rule_text(rule: Rule, data: Data) -> str:
         q = rule.quantity if isinstance(rule.quantity, str) else \
             next(f"the {k} {a} {'-' if k == 'gap' else '/'} {b}" for k, (a, b) in rule.quantity.items())
         how = {"weak": "no step against it beyond the tie and last vs first beyond it",
-               "strict": "every step beyond the tie"}[rule.steps] if rule.direction != "flat" else \
+               "strict": "every step beyond the tie",
+               "endpoints": "last vs first beyond the tie"}[rule.steps] if rule.direction != "flat" else \
             f"every point within {rule.tie:.0%} of the first"
         return f"{q} of {m.label or rule.metric} {rule.direction} along {_short(rule.axis)} ({how}){over}"
     if rule.shape in ("ratio", "value"):
@@ -581,7 +631,7 @@ def _judge_rule(rule: Rule, data: Data) -> Outcome:
         body += f" — {n_ok} of {len(results)} cells hold (needs {rule.require})"
     else:
         body = results[0][1].text
-    text = f"{head}: {body}. Rule: {rule_text(rule, data)}."
+    text = f"{head}: {body}. Rule: {rule_text(rule, data)}." + (f" {rule.remark}" if rule.remark else "")
     if not rule.for_each:
         return Outcome(ok, text, results[0][1].data)
     return Outcome(ok, text, {_cell_text(c): o.data for c, o in results})
@@ -614,15 +664,16 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], rules: Union[str, RuleS
     """One claims.json record per entry, judged by its rule. ``runs``: every attempted run (with the
     paper's metric columns); ``rules``: a packaged rules file name or a parsed RuleSet; ``code``:
     evaluators (claim entry -> Verdict) of the claims marked ``code: true``; ``quick_note``:
-    appended to the evidence of run-based verdicts on --quick runs."""
+    appended to the evidence of rule-judged verdicts on --quick runs (code evaluators say it themselves)."""
     ruleset = load_rules(rules) if isinstance(rules, str) else rules
     attempted = C.mark_settings(runs)
-    complete = C.usable_runs(attempted)
+    complete = Selector(C.usable_runs(attempted))
+    every = Selector(attempted)
     code = dict(code or {})
     out = []
     for entry in entries:
         rule = ruleset.rules.get(entry["id"])
-        data = Data(complete, attempted, ruleset.metrics, entry)
+        data = Data(complete, every, ruleset.metrics, entry)
 
         def one(rule=rule, data=data, entry=entry) -> Verdict:
             if rule is None:
@@ -634,7 +685,7 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], rules: Union[str, RuleS
                     raise
                 result = Verdict(C.DOES_NOT_HOLD, f"Could not be evaluated from the complete runs: {exc!r}.",
                                  "The runs this claim needs are missing, failed or incomplete.")
-            if (quick and quick_note and result.status not in (C.NOT_MODELLED, C.CONSISTENCY)
+            if (quick and quick_note and isinstance(rule, Rule) and result.status not in (C.NOT_MODELLED, C.CONSISTENCY)
                     and entry.get("kind") != "analytical"):
                 result.evidence += quick_note
             return result

@@ -11,13 +11,11 @@ shipped scenarios/seed003-options.toml (built here, since scenarios/ is not in t
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (LINUX22, Experiment, Outcome, Transform, incomplete_count, left_out,
-                                        load_runs, output_layout, run_experiments, select_runs, table_section)
+from tcpenergy.reproduce.common import LINUX22, Experiment, Outcome, Transform, table_section
 
 PAPER_ID = "seed-003"
 TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
@@ -118,24 +116,13 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
 
     ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
     the sweeps to run (None: all); ``report=False``: judge the claims without writing the report."""
-    from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce import seed003_claims
 
     if part not in PARTS:
         raise ValueError(f"seed-003 part {part!r} is not built; available: {', '.join(PARTS)}")
-    started = time.perf_counter()
-    out_dir, sweeps_dir, store_path = output_layout(out_dir)
-    exps = experiments(quick)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
-    frame = load_runs(store_path)
-    runs = add_metrics(select_runs(frame, exps))
-    # The claims count n complete / n run, so they see every attempted run (failed ones included).
-    results = seed003_claims.evaluate(add_metrics(select_runs(frame, exps, all_runs=True)),
-                                      claims_mod.load_claims("claims_s003.yaml"), quick=quick)
-    claims_mod.write_claims_json(results, out_dir / "claims.json")
-    files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
-    return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed, incomplete_count(runs), left_out(exps, keep))
+    return common.run_and_judge(PAPER_ID, experiments(quick), out_dir, quick=quick, jobs=jobs, progress=progress,
+                                log=log, transform=transform, keep=keep, report=report, add_metrics=add_metrics,
+                                evaluate=seed003_claims.evaluate, claims_file="claims_s003.yaml", write_report=write_report)
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ NEGLIGIBLE = C.TIE_REL
 BASIS = C.MEANS
 _ATTEMPTED: List[Any] = []  # the attempted runs of the evaluation in progress (run counts)
 BPJ = "s003.bytes_per_j"
+QUICK_NOTE = " (quick mode: 3 seeds per setting)"
 NOT_BATTERY = ("There is no battery model yet (lifetime in minutes, running until the battery is empty): "
                "the seed-003 'battery-lifetime' part is not built.")
 NOT_MAC = ("There is no 802.11 MAC model yet (RTS/CTS handshake, link-level ACK/retransmission, contention "
@@ -215,8 +216,15 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) ->
     usable = C.usable_runs(attempted)
     _ATTEMPTED.append(attempted)
     try:
-        code = {cid: (lambda entry, fn=fn: fn(usable, entry)) for cid, fn in CODE.items()}
-        return rules.evaluate(runs, entries, "rules_s003.yaml", code, quick,
-                              quick_note=" (quick mode: 3 seeds per setting)")
+        def judged(fn):
+            def one(entry):
+                result = fn(usable, entry)
+                if quick and result.status not in (C.NOT_MODELLED, C.CONSISTENCY) and entry.get("kind") != "analytical":
+                    result.evidence += QUICK_NOTE
+                return result
+            return one
+
+        code = {cid: judged(fn) for cid, fn in CODE.items()}
+        return rules.evaluate(runs, entries, "rules_s003.yaml", code, quick, quick_note=QUICK_NOTE)
     finally:
         _ATTEMPTED.pop()

@@ -409,6 +409,7 @@ def overridden(exp, key: str) -> List[str]:
 
 # Paper -> the module holding its claim rules and ENERGY_CLAIMS.
 CLAIM_MODULES = {"seed-000": "tcpenergy.reproduce.seed000_claims",
+                 "seed-001": "tcpenergy.reproduce.seed001_claims",
                  "seed-002": "tcpenergy.reproduce.seed002_claims",
                  "seed-003": "tcpenergy.reproduce.seed003_claims"}
 
