@@ -168,9 +168,14 @@ def parse_rules(data: Mapping[str, Any], source: str = "rules") -> RuleSet:
     """Validate a rules mapping ({metrics: ..., rules: {claim id: rule}}); errors name the claim and key."""
     if not isinstance(data, Mapping) or not isinstance(data.get("rules"), Mapping):
         raise RuleError(f"{source}: expected a mapping with 'rules' (claim id -> rule)")
-    unknown = set(data) - {"metrics", "rules"}
+    unknown = set(data) - {"metrics", "defaults", "rules"}
     if unknown:
-        raise RuleError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown))}; allowed: metrics, rules")
+        raise RuleError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown))}; "
+                        "allowed: metrics, defaults, rules")
+    defaults = dict(data.get("defaults") or {})
+    bad = set(defaults) - _INHERITED
+    if bad:
+        raise RuleError(f"{source}: defaults: unknown key(s) {', '.join(sorted(bad))}")
     try:
         metrics = {name: Metric.model_validate(m) for name, m in (data.get("metrics") or {}).items()}
     except ValidationError as exc:
@@ -181,7 +186,7 @@ def parse_rules(data: Mapping[str, Any], source: str = "rules") -> RuleSet:
             raise RuleError(f"{source}: rules.{claim_id}: expected a mapping")
         try:
             if "shape" in raw:
-                raw = dict(raw)
+                raw = {**defaults, **raw}
                 if raw["shape"] == "all":
                     raw["of"] = [_inherit(raw, sub) for sub in raw.get("of", [])]
                 rule = Rule.model_validate(raw)

@@ -1,4 +1,5 @@
-"""The S002 claims (data/claims_s002.yaml), each judged from the seed-002 runs by an explicit rule.
+"""The S002 claims that need code (counts, fits, crossovers, the cwnd trace); the orderings and ratios
+are rules in data/rules_s002.yaml, judged by tcpenergy.reproduce.rules.
 
 Statistics: per condition x MTU (x loss) x variant, per seed the mean over the RTT ranges, then the
 mean over seeds with a 95 % Student-t interval (``seed002.over_rtt``), complete runs only; per-range
@@ -13,7 +14,6 @@ lists every rule.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import claims as C
@@ -132,32 +132,7 @@ def _v(ok: bool, parts: Sequence[str], rule: str, why: str = "") -> C.Verdict:
                      or "The rule fails on the data (see evidence).")
 
 
-_REL = re.compile(r"^(E_I|E_A|tau)\[(SACK|ECN-ELFN)\]\s*(<|>)\s*\1\[(SACK|ECN-ELFN)\]$")
-_VAR = {"SACK": "sack", "ECN-ELFN": "ecn-elfn"}
 
-
-def _where_cell(where: str) -> Tuple[int, float]:
-    mtu = int(re.search(r"MTU (\d+)", where).group(1))
-    pct = float(re.search(r"(\d+)% (?:loss|reordered)", where).group(1)) / 100
-    return mtu, pct
-
-
-def table_cell(entry: Mapping[str, Any], d: Data) -> C.Verdict:
-    """Tables 4 and 6: one relation per cell, means over the RTT ranges."""
-    m = _REL.match(str(entry["claim"]).strip())
-    mtu, pct = _where_cell(entry["where"])
-    if str(entry["where"]).startswith("Table 4"):
-        cond, loss = (R1 if pct < 0.03 else R5), None
-    else:
-        cond, loss = S.RANDOM, pct
-    parts: List[str] = []
-    ok = rel(d, m.group(1), cond, mtu, loss, _VAR[m.group(2)], m.group(3), _VAR[m.group(4)], parts)
-    return _v(ok, parts, f"{m.group(0)} with disjoint 95 % intervals (means over the RTT ranges)")
-
-
-# --------------------------------------------------------------------------------------------
-# Individual claims
-# --------------------------------------------------------------------------------------------
 
 LOSS_CELLS = [(S.RANDOM, m, p) for m in S.MTUS for p in S.LOSS_RATES]
 ROUTE_CELLS = [(S.ROUTE, m, p) for m in S.MTUS for p in S.LOSS_RATES]
@@ -221,32 +196,7 @@ def c02(d):
                          "The idle part of E_A does not track 1/goodput closely (an accounting inconsistency).")
 
 
-def _all(d, cells, tests, rule, why=""):
-    parts, ok = [], True
-    for cond, mtu, loss in cells:
-        for metric, a, op, b in tests:
-            ok &= rel(d, metric, cond, mtu, loss, a, op, b, parts)
-    return _v(ok, parts, rule, why)
-
-
 E, K = "ecn-elfn", "sack"
-
-
-def c03(d):
-    return _all(d, ROUTE_CELLS, [("E_A", E, "<", K), ("E_I", E, "<", K), ("tau", E, ">", K)],
-                "in every route-failure cell (MTU x loss): E_A and E_I of ECN-ELFN below SACK's and its goodput "
-                "above, disjoint intervals")
-
-
-def c04(d):
-    parts, ok = [], True
-    for mtu in S.MTUS:
-        ri = ratio(d, "E_I", S.ROUTE, mtu, 0.10, K, E)
-        ra = ratio(d, "E_A", S.ROUTE, mtu, 0.10, K, E)
-        ok &= near(ri, 2.5) and near(ra, 5.0)
-        parts.append(f"MTU {mtu}, 10 % loss: E_I[SACK]/E_I[ECN-ELFN] = {ri:.2f}, E_A ratio = {ra:.2f}")
-    return _v(ok, parts, f"route failure, 10 % loss, each MTU: E_I ratio within {RATIO_TOL:.0%} of 2.5 and E_A "
-                         f"ratio within {RATIO_TOL:.0%} of 5", "The ratios are not near 2.5 and 5.")
 
 
 def _gap(d, metric, cond, mtu, loss):
@@ -310,22 +260,6 @@ def c07(d):
               "the parts marked fails).")
 
 
-def c20(d):
-    parts, ok = [], True
-    for mtu in S.MTUS:
-        ri, ra = ratio(d, "E_I", R5, mtu, None, E, K), ratio(d, "E_A", R5, mtu, None, E, K)
-        ok &= near(ri, 0.9) and near(ra, 0.8)
-        parts.append(f"5 % reordering, MTU {mtu}: E_I[ECN]/E_I[SACK] = {ri:.2f}, E_A ratio = {ra:.2f}")
-    return _v(ok, parts, f"at 5 % reordering (the only scope consistent with the footer), each MTU: E_I ratio "
-                         f"within {RATIO_TOL:.0%} of 0.9 and E_A ratio within {RATIO_TOL:.0%} of 0.8",
-              "The ratios are not near 0.9 and 0.8.")
-
-
-def c21(d):
-    return _all(d, REORDER_CELLS, [("Retx", E, ">", K)],
-                "Retx[ECN-ELFN] > Retx[SACK] in every reordering cell (1 %, 5 %; both MTUs), disjoint intervals")
-
-
 def c22(d):
     parts, ok = [], True
     for mtu in S.MTUS:
@@ -385,22 +319,6 @@ def c25(d):
     return _v(ok, ["MTU 1500: " + "; ".join(p15), f"crossover MTU 1500 {x15}, MTU 512 {x5}"],
               "1 % loss: both MTUs show a single crossover (as in C24) and MTU 1500's is at a lower RTT",
               "No single crossover at one of the MTUs, or MTU 1500's is not earlier.")
-
-
-def c26(d):
-    return _all(d, [(S.RANDOM, m, 0.10) for m in S.MTUS], [("tau", E, ">", K), ("E_A", E, "<", K)],
-                "random loss 10 %, both MTUs: goodput ECN-ELFN > SACK and E_A ECN-ELFN < SACK, disjoint intervals")
-
-
-def c27(d):
-    return _all(d, [(S.RANDOM, m, 0.01) for m in S.MTUS], [("E_I", E, ">", K)],
-                "random loss 1 %, both MTUs: E_I ECN-ELFN > SACK, disjoint intervals")
-
-
-def c28(d):
-    return _all(d, [(S.RANDOM, m, 0.10) for m in S.MTUS], [("E_I", E, "<", K), ("Tx", E, ">", K)],
-                "random loss 10 %, both MTUs: E_I ECN-ELFN < SACK and transmissions ECN-ELFN > SACK, disjoint "
-                "intervals")
 
 
 def _table5(mtu, loss):
@@ -475,11 +393,6 @@ def c54(d):
                          f"(+{RATIO_TOL:.0%}); a bound on an improvement that does not exist is not reproduced",
               "ECN-ELFN never improves E_I significantly in our runs, so the bound has nothing to bound"
               if not improved else "ECN-ELFN improves E_I by more than a third somewhere.")
-
-
-def c55(d):
-    return _all(d, [(S.BURSTY, 1500, None)], [("tau", E, ">", K), ("E_A", E, "<", K), ("E_I", E, "<", K)],
-                "bursty loss, MTU 1500 (Fig 7): goodput higher, E_A and E_I lower for ECN-ELFN, disjoint intervals")
 
 
 def c56(d):
@@ -585,53 +498,14 @@ def c61(d):
                          "than at 15 ms, disjoint 95 % intervals", "E_I or retransmissions do not grow with RTT.")
 
 
-def c62(d):
-    return _all(d, ROUTE_CELLS, [("E_I", E, "<", K), ("tau", E, ">", K)],
-                "every route-failure cell: E_I lower and goodput higher for ECN-ELFN, disjoint intervals")
-
-
-def c63(d):
-    parts, ok = [], True
-    for mtu in S.MTUS:
-        ok &= rel(d, "E_I", R1, mtu, None, K, "<", E, parts)
-        ok &= rel(d, "E_I", R5, mtu, None, E, "<", K, parts)
-        for c in (R1, R5):
-            ok &= rel(d, "tau", c, mtu, None, E, ">", K, parts)
-    return _v(ok, parts, "reordering, both MTUs: E_I SACK lower at 1 %, ECN-ELFN lower at 5 %, goodput ECN-ELFN "
-                         "higher at both, disjoint intervals")
-
-
-def c64(d):
-    parts, ok = [], True
-    for mtu in S.MTUS:
-        ok &= rel(d, "E_I", S.RANDOM, mtu, 0.01, K, "<", E, parts)
-        ok &= rel(d, "E_I", S.RANDOM, mtu, 0.10, E, "<", K, parts)
-        ok &= rel(d, "tau", S.RANDOM, mtu, 0.10, E, ">", K, parts)
-    ok &= rel(d, "tau", S.RANDOM, 512, 0.01, K, ">", E, parts)
-    ok &= rel(d, "tau", S.RANDOM, 1500, 0.01, E, ">", K, parts)
-    return _v(ok, parts, "random loss: the Table 7 row's five relations, disjoint intervals")
-
-
-def c65(d):
-    return _all(d, BURSTY_CELLS, [("E_I", E, "<", K), ("tau", E, ">", K)],
-                "bursty loss, both MTUs: E_I lower and goodput higher for ECN-ELFN, disjoint intervals")
-
-
-def c66(d):
-    return _all(d, CONG_CELLS, [("E_I", E, "<", K), ("tau", E, ">", K)],
-                "every congestion cell: E_I lower and goodput higher for ECN-ELFN, disjoint intervals")
-
-
+# The claims judged by code (rules_s002.yaml marks them `code: true`).
 EVALUATORS: Dict[str, Callable[[Data], C.Verdict]] = {
-    "S002-C01": c01, "S002-C02": c02, "S002-C03": c03, "S002-C04": c04, "S002-C05": c05, "S002-C06": c06,
-    "S002-C07": c07, "S002-C20": c20, "S002-C21": c21, "S002-C22": c22, "S002-C23": c23, "S002-C24": c24,
-    "S002-C25": c25, "S002-C26": c26, "S002-C27": c27, "S002-C28": c28,
-    "S002-C29": _table5(512, 0.01), "S002-C30": _table5(512, 0.10), "S002-C31": _table5(1500, 0.01),
-    "S002-C32": _table5(1500, 0.10), "S002-C33": c33, "S002-C34": c34, "S002-C53": c53, "S002-C54": c54,
-    "S002-C55": c55, "S002-C56": c56, "S002-C57": c57, "S002-C58": c58, "S002-C59": c59, "S002-C60": c60,
-    "S002-C61": c61, "S002-C62": c62, "S002-C63": c63, "S002-C64": c64, "S002-C65": c65, "S002-C66": c66,
+    "S002-C01": c01, "S002-C02": c02, "S002-C05": c05, "S002-C06": c06, "S002-C07": c07, "S002-C22": c22,
+    "S002-C23": c23, "S002-C24": c24, "S002-C25": c25, "S002-C29": _table5(512, 0.01),
+    "S002-C30": _table5(512, 0.10), "S002-C31": _table5(1500, 0.01), "S002-C32": _table5(1500, 0.10),
+    "S002-C33": c33, "S002-C34": c34, "S002-C53": c53, "S002-C54": c54, "S002-C56": c56, "S002-C57": c57,
+    "S002-C58": c58, "S002-C59": c59, "S002-C60": c60, "S002-C61": c61,
 }
-TABLE_CELLS = {f"S002-C{i:02d}" for i in list(range(8, 20)) + list(range(35, 53))}
 
 # The energy claims: those whose rule reads an energy metric of the runs (E_A, E_I, their ratios,
 # gaps and orderings). Only these can change when a device-profile figure changes (`tcpenergy
@@ -650,21 +524,21 @@ ENERGY_CLAIMS = frozenset({
 
 
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
-    """One claims.json record per entry. ``runs``: every attempted run (failed and incomplete
-    included); statistics use the complete runs, each record counts n complete / n run."""
-    attempted = C.mark_settings(runs)
+    """One claims.json record per entry, judged by its rule in data/rules_s002.yaml (the claims marked
+    ``code: true`` by EVALUATORS). ``runs``: every attempted run (failed and incomplete included);
+    statistics use the complete runs, each record counts n complete / n run."""
+    from tcpenergy.reproduce import rules
+
+    annotated = S.annotate(runs) if len(runs) else runs
+    attempted = C.mark_settings(annotated)
     d = Data(C.usable_runs(attempted), attempted)
-    return [C.judge(entry, lambda entry=entry: _one(d, entry), attempted, quick) for entry in entries]
+    code = {cid: (lambda entry, fn=fn: _one(d, fn)) for cid, fn in EVALUATORS.items()}
+    return rules.evaluate(annotated, entries, "rules_s002.yaml", code, quick)
 
 
-def _one(d: Data, entry: Mapping[str, Any]) -> C.Verdict:
-    cid = entry["id"]
+def _one(d: Data, fn: Callable[[Data], C.Verdict]) -> C.Verdict:
     try:
-        if cid in TABLE_CELLS:
-            return table_cell(entry, d)
-        if cid in EVALUATORS:
-            return EVALUATORS[cid](d)
-        raise KeyError(cid)  # pragma: no cover - every S002 id has a rule above
+        return fn(d)
     except Missing:
         return C.Verdict(C.DOES_NOT_HOLD, "Some runs this claim needs are missing, failed or incomplete.",
                          "No complete runs to judge the claim from; rerun to retry failed runs.")
