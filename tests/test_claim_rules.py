@@ -191,3 +191,12 @@ def test_every_packaged_rules_file_parses_and_covers_each_claim(claims_file, rul
     ruleset = R.load_rules(rules_file)
     ids = {e["id"] for e in C.load_claims(claims_file)}
     assert ids == set(ruleset.rules)
+
+
+def test_endpoint_and_last_step_trends_judge_only_what_they_name():
+    df = frame({("a", 1): [1.0] * 3, ("a", 2): [5.0] * 3, ("a", 3): [3.0] * 3})
+    # first to last rises although the last step falls; the last step alone falls
+    assert judge({**TREND, "direction": "increasing", "steps": "endpoints"}, df)["status"] == C.HOLDS
+    assert judge({**TREND, "direction": "increasing"}, df)["status"] == C.DOES_NOT_HOLD
+    assert judge({**TREND, "direction": "decreasing", "steps": "last"}, df)["status"] == C.HOLDS
+    assert judge({**TREND, "direction": "increasing", "steps": "last"}, df)["status"] == C.DOES_NOT_HOLD

@@ -88,7 +88,7 @@ class Rule(BaseModel):
     axis: Optional[str] = None
     axis_order: Union[Literal["ascending", "descending"], List[Scalar]] = "ascending"
     direction: Optional[Literal["increasing", "decreasing", "flat"]] = None
-    steps: Literal["weak", "strict", "endpoints"] = "weak"
+    steps: Literal["weak", "strict", "endpoints", "last"] = "weak"
     quantity: Union[Literal["value"], Dict[Literal["gap", "ratio"], List[str]]] = "value"
     # ratio
     numerator: Optional[str] = None
@@ -491,6 +491,9 @@ def _trend_one(rule: Rule, series: List[Tuple[Any, float, Optional[Stat]]]) -> T
     fails = []
     if rule.direction == "flat":
         fails = [f"{_val(q[0])} differs from {_val(series[0][0])}" for q in series[1:] if rel(series[0], q) != "~="]
+    elif rule.steps == "last":
+        if steps[-1] != want:
+            fails.append(f"last step {_val(series[-2][0])} -> {_val(series[-1][0])} is '{steps[-1]}', not '{want}'")
     elif rule.steps == "endpoints":
         if rel(series[0], series[-1]) != want:
             fails.append(f"first ({_val(series[0][0])}) to last ({_val(series[-1][0])}) is "
@@ -607,7 +610,8 @@ def rule_text(rule: Rule, data: Data) -> str:
             next(f"the {k} {a} {'-' if k == 'gap' else '/'} {b}" for k, (a, b) in rule.quantity.items())
         how = {"weak": "no step against it beyond the tie and last vs first beyond it",
                "strict": "every step beyond the tie",
-               "endpoints": "last vs first beyond the tie"}[rule.steps] if rule.direction != "flat" else \
+               "endpoints": "last vs first beyond the tie",
+               "last": "the last step beyond the tie"}[rule.steps] if rule.direction != "flat" else \
             f"every point within {rule.tie:.0%} of the first"
         return f"{q} of {m.label or rule.metric} {rule.direction} along {_short(rule.axis)} ({how}){over}"
     if rule.shape in ("ratio", "value"):
