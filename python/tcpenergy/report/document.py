@@ -351,7 +351,8 @@ def _write_tables(runs: pd.DataFrame, layout: Layout, ranking: Optional[pd.DataF
 def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = "tcpenergy report",
                  extra_sections: Sequence[Section] = (), level: float = 0.95,
                  layout: Optional[Layout] = None,
-                 summary_sections: Sequence[Section] = ()) -> ReportPaths:
+                 summary_sections: Sequence[Section] = (),
+                 figure_metrics: Optional[Sequence[catalogue.Metric]] = None) -> ReportPaths:
     """Write index.html, report.md, figures/*.png|svg, summary.csv, ranking.csv and
     ranking_per_x.csv into out_dir, and nodes.csv for network runs.
 
@@ -360,7 +361,8 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     (heading, HTML, Markdown) triples rendered at the very top, before the overview (e.g. a
     colour-coded claims summary using the ``status-*`` CSS classes); ``extra_sections`` come
     right after the overview and the fixed settings, e.g. a claims checklist. ``level`` is the
-    confidence level of every interval. ``layout`` overrides the inferred axis roles.
+    confidence level of every interval. ``layout`` overrides the inferred axis roles;
+    ``figure_metrics`` the metrics drawn (a reproduction draws its paper's axes).
 
     The metrics are those of ``metrics.view_of(runs_df)``: the sender and receiver of a single
     flow, or the whole network's totals when some run has several flows. Runs of a network also
@@ -379,7 +381,7 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     out = Path(out_dir)
     # A store whose runs all failed has no result columns: the view keeps what there is.
     view = catalogue.view_of(runs_df)
-    ranked, plotted = list(view.ranked), list(view.figures)
+    ranked, plotted = list(view.ranked), list(figure_metrics or view.figures)
     nodes = _node_table(runs_df, layout, level)
     ranking = per_x = None
     if layout.line is not None and ranked:

@@ -156,6 +156,8 @@ def add_metrics(runs):
         return _seconds(label[0]["good"]["min"])
 
     runs["s001.good_s"] = runs[f"label.{CHANNEL_KEY}"].map(good_s)
+    # The figures' x axis: the good-state length as a category, best channel first (the paper's order).
+    runs["s001.good_state"] = runs["s001.good_s"].map(lambda g: f"good {g:g} s")
     # The swept settings as numbers, the axes of the paper's figures (NaN where a sweep holds the default).
     for column, label, parse in (("s001.rate_kbps", "label.links.0.rate", _kbps),
                                  ("s001.delay_ms", "label.links.0.delay", lambda v: _seconds(v) * 1e3),
@@ -228,6 +230,21 @@ def _figure_rows(runs, sweep: str, metric: str) -> List[List[Any]]:
             for g in sorted(table.index, reverse=True)]
 
 
+# Figs 1-4 and 15-18: the paper's axes (overheads, throughput, latency against the channel condition).
+def _figure_metrics():
+    from tcpenergy.report.metrics import Metric
+
+    return (Metric("data_overhead", "s001.data_overhead_pct", "O_d", "Data overhead (Figs 1-2)", "%"),
+            Metric("time_overhead", "s001.time_overhead_pct", "O_t", "Time overhead (Figs 3-4)", "%"),
+            Metric("overhead", "s001.overhead_pct", "O", "Energy overhead, intermediate radio (Table 1)", "%"),
+            Metric("throughput", "s001.throughput_kbps", "τ", "Throughput (Figs 15-16)", "kbit/s",
+                   higher_is_better=True),
+            Metric("latency", "s001.latency_ms", "L", "Mean packet latency (Figs 17-18)", "ms"))
+
+
+FIGURES = _figure_metrics()
+
+
 def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],
                  quick: bool = False) -> List[Path]:
     from tcpenergy.report import write_report as _write_report
@@ -249,10 +266,11 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
              "the package). Rules are in each evidence text and in docs/reproduce/seed-001.md; the same list is in "
              "claims.json.")
     sections.append(claims_mod.checklist_section(results, intro))
-    frame = runs[runs["sweep"].str.startswith("s001-overhead-")]
+    frame = runs[runs["sweep"].str.startswith("s001-overhead-")].sort_values("s001.good_s", ascending=False)
     keep = [c for c in frame.columns if not c.startswith("label.")] + ["label.tcp.variant"]
-    layout = Layout(x="s001.good_s", line="label.tcp.variant", panels=("s001.scenario",))
+    layout = Layout(x="s001.good_state", line="label.tcp.variant", panels=("s001.scenario",))
     paths = _write_report(frame[keep].reset_index(drop=True), Path(out_dir) / "report", title=TITLE,
                           level=claims_mod.LEVEL, layout=layout,
-                          summary_sections=[claims_mod.summary_section(results)], extra_sections=sections)
+                          summary_sections=[claims_mod.summary_section(results)], extra_sections=sections,
+                          figure_metrics=FIGURES)
     return [paths.html, paths.markdown, *paths.figures, *paths.tables]
