@@ -440,7 +440,7 @@ def test_a_value_is_the_papers_own_pipeline_with_the_figure_set_only_the_kept_sw
         import tomli as tomllib
 
     monkeypatch.setattr(S3, "experiments", _tiny_plan)
-    outcome = S3.run(tmp_path, quick=True, jobs=2, progress=False, log=lambda _: None,
+    outcome = S3.run(tmp_path, quick=True, jobs=2, progress=False, log=lambda _: None, part=S3.OPTIONS,
                      transform=lambda exp: sens.with_figure(exp, KEY, 5000.0), keep={S3.TIMESTAMPS},
                      report=False)
     assert outcome.skipped == [S3.MTU_SACK] and outcome.report_files == []

@@ -29,8 +29,8 @@ def reproduce_command(
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N",
                                                 help="Parallel workers (default: every core).")] = None,
     part: Annotated[Optional[str], typer.Option("--part", metavar="PART",
-                                                help="Part of a paper split into parts (seed-003: options; "
-                                                     "battery-lifetime, rts-cts and interference are not built yet).")] = None,
+                                                help="Run one part of a paper split into parts (seed-003: options, "
+                                                     "battery-lifetime, rts-cts, interference; default: every part).")] = None,
     sensitivity: Annotated[Optional[str], typer.Option(
         "--sensitivity", metavar="KEY",
         help="Sweep one device-profile figure (a dotted profile key such as cpu.cycles.sack_block_processed, "

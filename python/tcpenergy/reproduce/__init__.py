@@ -23,16 +23,12 @@ PAPERS: Dict[str, tuple] = {
     "seed-002": ("tcpenergy.reproduce.seed002",
                  "energy of TCP-SACK vs TCP-ECN-ELFN over a 4-node ad hoc chain"),
     "seed-003": ("tcpenergy.reproduce.seed003",
-                 "Agrawal & Singh: Linux TCP option tuning over one 11 Mbit/s 802.11b hop (part 'options')"),
+                 "Agrawal & Singh: Linux TCP options, battery lifetime, RTS/CTS and interference on one 802.11b hop"),
 }
 
 # Paper id -> (parts built, {part not yet built: why}). Papers not listed have no parts.
 PARTS: Dict[str, tuple] = {
-    "seed-003": (("options",), {
-        "battery-lifetime": "needs the battery model (lifetime, run until empty), not yet built",
-        "rts-cts": "needs its experiments on the 802.11 channel (Tables I and II), not yet built",
-        "interference": "needs its experiments on the 802.11 channel (a third station's traffic), not yet built",
-    }),
+    "seed-003": (("options", "battery-lifetime", "rts-cts", "interference"), {}),
 }
 
 
@@ -50,7 +46,7 @@ def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: 
               report: bool = True, network: Optional[str] = None) -> Any:
     """Run (or resume) a paper's reproduction into ``out_dir``; returns the paper module's Outcome.
 
-    ``part``: for papers split into parts (see PARTS), which one (default: the first built part).
+    ``part``: for papers split into parts (see PARTS), which one (default: every part).
     ``network``: for seeds 000 and 002, "testbed" (the 802.11b chain) or "path" (the single path);
     default: the network ``out_dir``'s reproduction ran on, else "path".
     ``transform``, ``keep``, ``report``: passed to the paper's ``run`` (each experiment as
@@ -70,8 +66,7 @@ def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: 
         raise ValueError(f"{paper} has no network choice; it applies to {', '.join(NETWORK_PAPERS)}")
     if paper in PARTS:
         built, unbuilt = PARTS[paper]
-        part = part or built[0]
-        if part not in built:
+        if part is not None and part not in built:
             why = unbuilt.get(part, "unknown part")
             raise ValueError(f"{paper} part {part!r} is not available ({why}); available: {', '.join(built)}")
         return module.run(Path(out_dir), quick=quick, jobs=jobs, progress=progress, log=log, part=part, **hooks)

@@ -232,7 +232,10 @@ def _column_mask(series, want: Any):
     """Rows of one column equal to ``want`` (numbers to 1e-9 relative), as a boolean array."""
     import numpy as np
 
-    if isinstance(want, (int, float)) and not isinstance(want, bool) and series.dtype != object:
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    if (isinstance(want, (int, float)) and not isinstance(want, bool) and is_numeric_dtype(series)
+            and not is_bool_dtype(series)):
         values = series.to_numpy(dtype=float, na_value=np.nan)
         return np.isclose(values, float(want), rtol=1e-9, atol=1e-12)
     return series.map(lambda v: _same(v, want)).to_numpy(dtype=bool)

@@ -26,11 +26,7 @@ NEGLIGIBLE = C.TIE_REL
 BASIS = C.MEANS
 _ATTEMPTED: List[Any] = []  # the attempted runs of the evaluation in progress (run counts)
 BPJ = "s003.bytes_per_j"
-QUICK_NOTE = " (quick mode: 3 seeds per setting)"
-NOT_BATTERY = ("There is no battery model yet (lifetime in minutes, running until the battery is empty): "
-               "the seed-003 'battery-lifetime' part is not built.")
-NOT_MAC = ("There is no 802.11 MAC model yet (RTS/CTS handshake, link-level ACK/retransmission, contention "
-           "with an interfering station): the seed-003 'rts-cts' part is not built.")
+QUICK_NOTE = " (quick mode: fewer seeds per setting, 1/100 of a charge for runs until the battery is empty)"
 
 
 def stat(values: Sequence[float], level: float = C.LEVEL) -> Stat:
@@ -153,14 +149,6 @@ def option_rows(runs) -> List[List[Any]]:
 # Evaluators
 # --------------------------------------------------------------------------------------------
 
-def c03(runs, entry) -> Verdict:
-    p = {m: stat(default_runs(runs, m)["s003.sender_power_w"].tolist()).mean for m in S.MTUS}
-    return C.not_modelled(NOT_BATTERY + " Lifetime needs a battery model; as a hint only, our mean sender power "
-                          "while transferring is " + ", ".join(f"MTU {m}: {w:.3f} W" for m, w in p.items())
-                          + " (higher power = shorter lifetime for a fixed charge).",
-                          "No lifetime runs.")
-
-
 def c08(runs, entry) -> Verdict:
     pf = get(runs, S.HEADER, tcp__header_prediction="predict_first")
     std = get(runs, S.HEADER, tcp__header_prediction="standard")
@@ -176,13 +164,6 @@ def c08(runs, entry) -> Verdict:
                      "timestamps-off gain in our model.", {"saving_hp": g, "saving_ts_off": gts})
 
 
-def c14(runs, entry) -> Verdict:
-    r = default_runs(runs, 1500)["flow.retransmissions"].mean()
-    return C.not_modelled(NOT_BATTERY + " " + NOT_MAC + f" Our retransmissions follow from the assumed {S.LOSS:.1%} "
-                          f"random loss (mean {r:.1f} per {S.TRANSFER} at MTU 1500), an input, not a result.",
-                          "No lifetime runs.")
-
-
 def c22(runs, entry) -> Verdict:
     mss = int(entry["numbers"]["mss_bytes"])
     p = mss / 2 ** 32
@@ -193,23 +174,44 @@ def c22(runs, entry) -> Verdict:
                          {"p_hazard": p})
 
 
-# The claims judged by code (rules_s003.yaml marks them `code: true`): C03 and C14 give a hint
-# beside their not-modelled verdict, C08 compares two savings, C22 is arithmetic.
-CODE = {"S003-C03": c03, "S003-C08": c08, "S003-C14": c14, "S003-C22": c22}
+# The claims judged by code (rules_s003.yaml marks them `code: true`): C08 compares two savings,
+# C22 is arithmetic.
+CODE = {"S003-C08": c08, "S003-C22": c22}
+
+# The part whose runs each claim reads (the others: the options part; C13 reads none).
+CLAIM_PARTS = {"S003-C01": S.LIFETIME, "S003-C03": S.LIFETIME, "S003-C14": S.LIFETIME, "S003-C11": S.RTS_CTS,
+               **{f"S003-C{i}": S.INTERFERENCE for i in range(15, 22)}, "S003-C13": None}
 
 
 # The energy claims: those whose rule reads an energy metric of the runs (bytes per joule, the
-# savings computed from it, the sender power of C03's hint). Only these can change when a
-# device-profile figure changes (`tcpenergy reproduce --sensitivity`); the others are not modelled,
-# arithmetic, or read retransmission counts, and the sensitivity sweep checks that their verdicts
-# stay put.
-ENERGY_CLAIMS = frozenset({"S003-C02", "S003-C03", "S003-C04", "S003-C05", "S003-C06", "S003-C07",
-                           "S003-C08", "S003-C09", "S003-C10", "S003-C12"})
+# savings computed from it, anything measured over a battery's lifetime, which the energy drawn
+# sets). Only these can change when a device-profile figure changes (`tcpenergy reproduce
+# --sensitivity`); the others are not modelled or arithmetic, and the sensitivity sweep checks that
+# their verdicts stay put.
+ENERGY_CLAIMS = frozenset({"S003-C01", "S003-C02", "S003-C03", "S003-C04", "S003-C05", "S003-C06", "S003-C07",
+                           "S003-C08", "S003-C09", "S003-C10", "S003-C11", "S003-C12", "S003-C14", "S003-C15", "S003-C16",
+                           "S003-C17", "S003-C18", "S003-C19", "S003-C20", "S003-C21"})
 
-def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
+def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False,
+             parts: Sequence[str] = S.PARTS) -> List[Dict[str, Any]]:
     """One claims.json record per entry, judged by its rule in data/rules_s003.yaml. ``runs``: every
     attempted run (with add_metrics); statistics use the complete runs, each record counts n
-    complete / n run."""
+    complete / n run. ``parts``: the parts that ran; a claim of another part is reported as not
+    judged in this output (not_modelled, saying which part to run)."""
+    judged = [e for e in entries if CLAIM_PARTS.get(e["id"], S.OPTIONS) in (*parts, None)]
+    skipped = {e["id"]: CLAIM_PARTS.get(e["id"], S.OPTIONS) for e in entries if e not in judged}
+    records = {r["id"]: r for r in _evaluate(runs, judged, quick)}
+    for e in entries:
+        if e["id"] in skipped:
+            part = skipped[e["id"]]
+            records[e["id"]] = C.claim_record(e, C.not_modelled(
+                f"Not judged in this output: the claim reads the '{part}' part, which did not run "
+                f"(run `tcpenergy reproduce seed-003 --part {part}`, or without --part for every part).",
+                "No runs of its part in this output."))
+    return [records[e["id"]] for e in entries]
+
+
+def _evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool) -> List[Dict[str, Any]]:
     from tcpenergy.reproduce import rules
 
     attempted = C.mark_settings(runs)

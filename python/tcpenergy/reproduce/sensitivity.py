@@ -380,8 +380,18 @@ def set_figure(profile: Dict[str, Any], key: str, value: float) -> Dict[str, Any
 
 
 def with_figure(exp, key: str, value: float):
-    """The experiment with both nodes' profiles as inline tables holding ``key`` = ``value``."""
+    """The experiment with both nodes' profiles (in a network, every node's) as inline tables holding
+    ``key`` = ``value``."""
     base = copy.deepcopy(exp.base)
+    if "nodes" in base:
+        import tcpenergy
+        from tcpenergy.reproduce.common import profile_table
+
+        valid = tcpenergy.validate(dict(exp.base))
+        for name in base["nodes"]:
+            profile = profile_table(valid["nodes"][name]["profile"])
+            base["nodes"][name] = {**(base["nodes"][name] or {}), "profile": set_figure(profile, key, value)}
+        return dataclasses.replace(exp, base=base)
     energy = base.setdefault("energy", {})
     for node, profile in node_profiles(exp.base).items():
         energy[node] = set_figure(profile, key, value)
