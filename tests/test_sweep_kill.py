@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals a
 
 AXES = {"tcp.variant": ["reno", "newreno", "sack"], "path.forward.impairments.0.p": [0.0, 0.02],
         "rtt": ["10ms", "30ms"]}
-REPETITIONS = 100  # 12 cells x 100 = 1200 runs: long enough to be caught mid-way
+REPETITIONS = 400  # 12 cells x 400 = 4800 runs: over a second even at full speed, so a signal sent
+# after the 200th commit always finds the sweep running
 TOTAL = 12 * REPETITIONS
 
 # Says on stderr how many runs each committed batch held, then runs what follows.
