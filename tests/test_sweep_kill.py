@@ -17,14 +17,18 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals a
 
 AXES = {"tcp.variant": ["reno", "newreno", "sack"], "path.forward.impairments.0.p": [0.0, 0.02],
         "rtt": ["10ms", "30ms"]}
-REPETITIONS = 400  # 12 cells x 400 = 4800 runs: over a second even at full speed, so a signal sent
-# after the 200th commit always finds the sweep running
+REPETITIONS = 100  # 12 cells x 100 = 1200 runs: long enough to be caught mid-way
 TOTAL = 12 * REPETITIONS
 
 # Says on stderr how many runs each committed batch held, then runs what follows.
 ANNOUNCE = """
+import signal
 import sys
 from tcpenergy.experiments import store
+
+# Ctrl-C as a terminal delivers it, even when the test suite itself was started in the background
+# (a shell starts background jobs with SIGINT ignored, and Python then keeps it ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 write = store.Store.write
 def announcing_write(self, rows, **kwargs):
