@@ -186,7 +186,8 @@ def test_a_bad_rule_is_rejected_naming_the_claim_and_the_key(rule, message):
 @pytest.mark.parametrize("claims_file, rules_file", [("claims_s000.yaml", "rules_s000.yaml"),
                                                      ("claims_s001.yaml", "rules_s001.yaml"),
                                                      ("claims_s002.yaml", "rules_s002.yaml"),
-                                                     ("claims_s003.yaml", "rules_s003.yaml")])
+                                                     ("claims_s003.yaml", "rules_s003.yaml"),
+                                                     ("claims_s004.yaml", "rules_s004.yaml")])
 def test_every_packaged_rules_file_parses_and_covers_each_claim(claims_file, rules_file):
     ruleset = R.load_rules(rules_file)
     ids = {e["id"] for e in C.load_claims(claims_file)}

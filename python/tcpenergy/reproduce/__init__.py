@@ -22,6 +22,8 @@ PAPERS: Dict[str, tuple] = {
                  "Donckers, Havinga, Smit & Smit: E2TCP against Tahoe, Reno and NewReno on one bursty wireless hop"),
     "seed-002": ("tcpenergy.reproduce.seed002",
                  "energy of TCP-SACK vs TCP-ECN-ELFN over a 4-node ad hoc chain"),
+    "seed-004": ("tcpenergy.reproduce.seed004",
+                 "Mamatas & Tsaoussidis: TCP(alpha, beta) effort, goodput, EEE, EP and Risk Index on a dumbbell"),
     "seed-003": ("tcpenergy.reproduce.seed003",
                  "Agrawal & Singh: Linux TCP options, battery lifetime, RTS/CTS and interference on one 802.11b hop"),
 }

@@ -11,6 +11,8 @@ shipped scenarios/seed003-options.toml (built here, since scenarios/ is not in t
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
@@ -75,6 +77,7 @@ def optimized(mtu: int = 2296) -> Dict[str, Any]:
 # an ideal battery that lasts the measured 223 min at the profile's 3.74 W idle draw.
 FULL_CHARGE_WH = 13.9003
 FULL_CHARGE_J = FULL_CHARGE_WH * 3600
+IDLE_LIFETIME_MIN = 223
 # Runs until the battery is empty use this share of the charge (and scale the interferer's schedule
 # with it): an ideal battery's lifetime and the bytes it carries are proportional to its charge under
 # a load that is stationary after the first seconds, so results are reported per full charge.
@@ -115,6 +118,9 @@ def station_base(name: str, *, share: Optional[float], mtu: int = 1500, tcp: Opt
         nodes["sender"] = {"battery": {"capacity": f"{FULL_CHARGE_WH * share:.6f}Wh", "voltage": "10.8V",
                                        "sample": f"{max(1, round(60 * share * 10))}s"}}
         scenario["stop"] = "battery_empty:sender"
+        # A battery run first simulates to stop_after to find when the battery empties (docs/models/
+        # battery.md), so bound it by the longest possible life, the idle one (the idle draw is the least).
+        scenario["stop_after"] = f"{math.ceil(IDLE_LIFETIME_MIN * 60 * share * 1.05)}s"
     members = ["sender", "receiver"]
     if interferer:
         nodes["interferer"] = {}

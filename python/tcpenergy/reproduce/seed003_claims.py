@@ -178,9 +178,9 @@ def c22(runs, entry) -> Verdict:
 # C22 is arithmetic.
 CODE = {"S003-C08": c08, "S003-C22": c22}
 
-# The part whose runs each claim reads (the others: the options part; C13 reads none).
+# The part whose runs each claim reads (the others: the options part; C13 and C22 read none).
 CLAIM_PARTS = {"S003-C01": S.LIFETIME, "S003-C03": S.LIFETIME, "S003-C14": S.LIFETIME, "S003-C11": S.RTS_CTS,
-               **{f"S003-C{i}": S.INTERFERENCE for i in range(15, 22)}, "S003-C13": None}
+               **{f"S003-C{i}": S.INTERFERENCE for i in range(15, 22)}, "S003-C13": None, "S003-C22": None}
 
 
 # The energy claims: those whose rule reads an energy metric of the runs (bytes per joule, the

@@ -421,7 +421,8 @@ def overridden(exp, key: str) -> List[str]:
 CLAIM_MODULES = {"seed-000": "tcpenergy.reproduce.seed000_claims",
                  "seed-001": "tcpenergy.reproduce.seed001_claims",
                  "seed-002": "tcpenergy.reproduce.seed002_claims",
-                 "seed-003": "tcpenergy.reproduce.seed003_claims"}
+                 "seed-003": "tcpenergy.reproduce.seed003_claims",
+                 "seed-004": "tcpenergy.reproduce.seed004_claims"}
 
 
 def energy_claims(paper: str) -> frozenset:
