@@ -48,6 +48,56 @@ impl Packet {
     fn outstanding(&self) -> bool {
         !self.sacked && !self.lost
     }
+    fn class(&self) -> Class {
+        match (self.sacked, self.lost) {
+            (true, _) => Class::Reported,
+            (false, true) => Class::Lost,
+            (false, false) => Class::Outstanding { retransmitted: self.retransmitted },
+        }
+    }
+}
+
+/// Where a packet stands, for the counts kept in `Tally`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Outstanding { retransmitted: bool },
+    Lost,
+    Reported,
+}
+
+/// Running counts over `packets` by class, so the per-event questions (how many on their way,
+/// any lost, does a timer still watch something) cost O(1) instead of a scan of the window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    /// Outstanding packets by their last send: [first transmission, retransmission].
+    outstanding: [u32; 2],
+    outstanding_bytes: u64,
+    lost: u32,
+}
+
+impl Tally {
+    fn apply(&mut self, class: Class, len: u32, add: bool) {
+        let step = |n: &mut u32| if add { *n += 1 } else { *n -= 1 };
+        match class {
+            Class::Outstanding { retransmitted } => {
+                step(&mut self.outstanding[retransmitted as usize]);
+                if add {
+                    self.outstanding_bytes += len as u64;
+                } else {
+                    self.outstanding_bytes -= len as u64;
+                }
+            }
+            Class::Lost => step(&mut self.lost),
+            Class::Reported => {}
+        }
+    }
+    fn of<'a>(packets: impl Iterator<Item = &'a Packet>) -> Self {
+        let mut t = Tally::default();
+        for p in packets {
+            t.apply(p.class(), p.len, true);
+        }
+        t
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -55,6 +105,8 @@ pub struct E2tcpSender {
     /// Kept for the trace and the endpoint: cwnd is the window in bytes; ssthresh is unused.
     pub tcb: Tcb,
     packets: VecDeque<Packet>,
+    /// Counts over `packets`; every change of a packet's class goes through `reclassify`.
+    tally: Tally,
     window: E2tcpWindow,
     timers: TwoTimers,
     rtt: RttEstimator,
@@ -101,6 +153,7 @@ impl E2tcpSender {
         Self {
             tcb,
             packets: VecDeque::new(),
+            tally: Tally::default(),
             window,
             timers: TwoTimers::default(),
             rtt: RttEstimator::new(tcp.initial_rto, SimDuration(1), tcp.max_rto, SimDuration::ZERO),
@@ -185,11 +238,28 @@ impl E2tcpSender {
 
     /// Bytes on their way (neither reported nor deemed lost).
     pub fn in_flight(&self) -> u64 {
-        self.packets.iter().filter(|p| p.outstanding()).map(|p| p.len as u64).sum()
+        self.tally.outstanding_bytes
     }
 
     fn outstanding_packets(&self) -> u32 {
-        self.packets.iter().filter(|p| p.outstanding()).count() as u32
+        self.tally.outstanding[0] + self.tally.outstanding[1]
+    }
+
+    /// Applies `change` to packet `i` and moves it between the tally's classes.
+    fn reclassify(&mut self, i: usize, change: impl FnOnce(&mut Packet)) {
+        let p = &mut self.packets[i];
+        let before = p.class();
+        change(p);
+        let after = p.class();
+        if before != after {
+            self.tally.apply(before, p.len, false);
+            self.tally.apply(after, p.len, true);
+        }
+    }
+
+    /// The tally agrees with a scan of the window (checked in debug builds).
+    fn check_tally(&self) {
+        debug_assert_eq!(self.tally, Tally::of(self.packets.iter()), "E2TCP tally out of step");
     }
 
     // ------------------------------------------------------------------------------------------
@@ -222,6 +292,7 @@ impl E2tcpSender {
                 break;
             }
             let p = self.packets.pop_front().expect("front exists");
+            self.tally.apply(p.class(), p.len, false);
             if !p.sacked {
                 note(&p);
             }
@@ -235,10 +306,16 @@ impl E2tcpSender {
         }
         for &(l, r) in seg.sack.as_slice() {
             cpu.charge(now, Op::SackBlockProcessed);
-            for p in self.packets.iter_mut().filter(|p| !p.sacked && l <= p.seq && p.end() <= r) {
-                p.sacked = true;
-                p.lost = false;
-                note(p);
+            for i in 0..self.packets.len() {
+                let p = &self.packets[i];
+                if p.sacked || p.seq < l || p.end() > r {
+                    continue;
+                }
+                self.reclassify(i, |p| {
+                    p.sacked = true;
+                    p.lost = false;
+                });
+                note(&self.packets[i]);
                 cpu.charge(now, Op::ScoreboardUpdate);
             }
         }
@@ -255,9 +332,12 @@ impl E2tcpSender {
             // unreported was lost (seed 001 §2.1).
             let horizon = newest_order.unwrap_or(0);
             let mut n_new = 0u32;
-            for p in self.packets.iter_mut().filter(|p| p.outstanding() && p.order < horizon) {
-                p.lost = true;
-                n_new += 1;
+            for i in 0..self.packets.len() {
+                let p = &self.packets[i];
+                if p.outstanding() && p.order < horizon {
+                    self.reclassify(i, |p| p.lost = true);
+                    n_new += 1;
+                }
             }
             if n_new > 0 {
                 self.counters.fast_retransmits += 1;
@@ -273,7 +353,7 @@ impl E2tcpSender {
     /// A timer with nothing left to watch is stopped.
     fn stop_idle_timers(&mut self, now: SimTime, cpu: &mut CpuMeter) {
         for (kind, retx) in [(TimerKind::Transmission, false), (TimerKind::Retransmission, true)] {
-            let watching = self.packets.iter().any(|p| p.outstanding() && p.retransmitted == retx);
+            let watching = self.tally.outstanding[retx as usize] > 0;
             if !watching && self.timers.stop(kind) {
                 cpu.charge(now, Op::TimerSet);
             }
@@ -283,7 +363,8 @@ impl E2tcpSender {
     fn sync_tcb(&mut self) {
         self.tcb.cwnd = self.window.packets() as u64 * self.tcb.smss;
         self.tcb.snd_nxt = self.tcb.snd_max;
-        self.tcb.ca_state = if self.packets.iter().any(|p| p.lost) { CaState::Recovery } else { CaState::Open };
+        self.tcb.ca_state = if self.tally.lost > 0 { CaState::Recovery } else { CaState::Open };
+        self.check_tally();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -304,9 +385,14 @@ impl E2tcpSender {
             cpu.charge(now, Op::TimerExpired);
             let retx = kind == TimerKind::Retransmission;
             let mut deemed = 0;
-            for p in self.packets.iter_mut().filter(|p| p.outstanding() && p.retransmitted == retx) {
-                p.lost = true;
-                deemed += 1;
+            if self.tally.outstanding[retx as usize] > 0 {
+                for i in 0..self.packets.len() {
+                    let p = &self.packets[i];
+                    if p.outstanding() && p.retransmitted == retx {
+                        self.reclassify(i, |p| p.lost = true);
+                        deemed += 1;
+                    }
+                }
             }
             if deemed > 0 {
                 self.counters.timeouts += 1;
@@ -333,8 +419,10 @@ impl E2tcpSender {
         if !self.open || self.outstanding_packets() >= self.window.packets() {
             return None;
         }
-        if let Some(i) = self.packets.iter().position(|p| p.lost) {
-            return Some(self.retransmit(i, now, cpu));
+        if self.tally.lost > 0 {
+            if let Some(i) = self.packets.iter().position(|p| p.lost) {
+                return Some(self.retransmit(i, now, cpu));
+            }
         }
         if !self.has_unsent() {
             return None;
@@ -360,6 +448,7 @@ impl E2tcpSender {
         let order = self.take_order();
         let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now, first_sent: now };
         self.packets.push_back(p);
+        self.tally.apply(p.class(), p.len, true);
         self.tcb.snd_max = p.end();
         self.account_sent(len, now, cpu);
         self.timers.on_send(TimerKind::Transmission, now, self.timeout());
@@ -375,13 +464,14 @@ impl E2tcpSender {
 
     fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
         let order = self.take_order();
-        let p = &mut self.packets[i];
-        p.lost = false;
-        p.retransmitted = true;
-        p.ever_retransmitted = true;
-        p.order = order;
-        p.sent_at = now;
-        let p = *p;
+        self.reclassify(i, |p| {
+            p.lost = false;
+            p.retransmitted = true;
+            p.ever_retransmitted = true;
+            p.order = order;
+            p.sent_at = now;
+        });
+        let p = self.packets[i];
         self.counters.retransmissions += 1;
         self.account_sent(p.len, now, cpu);
         self.timers.on_send(TimerKind::Retransmission, now, self.timeout());
