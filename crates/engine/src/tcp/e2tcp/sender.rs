@@ -491,3 +491,76 @@ impl E2tcpSender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Variant;
+    use crate::tcp::segment::Flags;
+
+    const SMSS: u32 = 1000;
+
+    fn ms(n: u64) -> SimTime {
+        SimTime(n * 1_000_000)
+    }
+
+    fn ack(ack: u64, sack: &[(u64, u64)]) -> Segment {
+        let mut seg = Segment::new(ISS + 1, ack, 0, Flags::ACK, 1 << 20);
+        for &(l, r) in sack {
+            seg.sack.push(l, r);
+        }
+        seg
+    }
+
+    /// The running counts equal a scan of the window, and in-flight bytes are the outstanding
+    /// packets' payload.
+    fn assert_counts_match_the_window(s: &E2tcpSender) {
+        assert_eq!(s.tally, Tally::of(s.packets.iter()));
+        let scanned: u64 = s.packets.iter().filter(|p| p.outstanding()).map(|p| p.len as u64).sum();
+        assert_eq!(s.in_flight(), scanned);
+    }
+
+    /// Seed 001 §2.1-§2.2: a report of a later packet makes every earlier unreported one lost and
+    /// retransmitted at once; a transmission timeout deems the first transmissions on their way lost
+    /// and restarts from the minimum window. The sender's counts follow every step.
+    #[test]
+    fn packets_in_flight_and_lost_are_counted_through_reports_retransmissions_and_timeouts_seed001_s2() {
+        let tcp = TcpConfig { variant: Variant::E2tcp, ..TcpConfig::default() };
+        let mut cpu = CpuMeter::disabled();
+        let mut s = E2tcpSender::new(&tcp, SMSS, 20 * SMSS as u64);
+        s.open(1 << 20);
+        let syn = s.poll_segment(ms(0), &mut cpu).expect("the SYN goes first");
+        assert!(syn.syn);
+        s.on_ack(ms(10), &ack(ISS + 1, &[]), &mut cpu);
+        assert_counts_match_the_window(&s);
+
+        let sends: Vec<OutSegment> = std::iter::from_fn(|| s.poll_segment(ms(10), &mut cpu)).collect();
+        assert_eq!(sends.len() as u32, s.window_packets());
+        assert!(sends.len() >= 3, "the test needs three packets on their way");
+        assert_eq!(s.in_flight(), sends.len() as u64 * SMSS as u64);
+        assert_counts_match_the_window(&s);
+
+        // The first packet arrives, the second is lost, the third is reported by SACK.
+        let third = (sends[2].seq, sends[2].seq + SMSS as u64);
+        s.on_ack(ms(20), &ack(sends[0].seq + SMSS as u64, &[third]), &mut cpu);
+        assert_eq!(s.tally.lost, 1);
+        assert_eq!(s.in_flight(), (sends.len() as u64 - 3) * SMSS as u64);
+        assert_counts_match_the_window(&s);
+
+        let retx = s.poll_segment(ms(20), &mut cpu).expect("a lost packet is resent at once");
+        assert!(retx.retransmission);
+        assert_eq!(retx.seq, sends[1].seq);
+        assert_eq!(s.tally.lost, 0);
+        assert_eq!(s.tally.outstanding[1], 1);
+        assert_counts_match_the_window(&s);
+
+        // Nothing more is reported: the transmission timer expires first (it watches the older
+        // sends) and deems every first transmission on its way lost.
+        let deadline = s.deadline().expect("timers run");
+        s.on_timeout(deadline, &mut cpu);
+        assert_eq!(s.tally.outstanding[0], 0);
+        assert_eq!(s.tally.lost as usize, sends.len() - 3);
+        assert_eq!(s.window_packets(), tcp.e2tcp.clone().unwrap_or_default().min_window);
+        assert_counts_match_the_window(&s);
+    }
+}
