@@ -41,7 +41,8 @@ pub struct FlowResult {
     pub completion_s: f64,
     /// Delivered application bits per second of completion time.
     pub goodput_bps: f64,
-    /// IP bits the sender put on the wire (headers and retransmissions included) per second.
+    /// IP bits that left the sender's interface (headers and retransmissions included) by the
+    /// end of the flow, per second of the flow.
     pub throughput_bps: f64,
     /// Segments the sender sent carrying data, SYN or FIN, retransmissions included.
     pub segments_sent: u64,
@@ -60,9 +61,12 @@ pub struct FlowResult {
     pub frozen_s: f64,
     pub out_of_order_segments: u64,
     pub duplicate_segments: u64,
-    /// IP bytes sent by the sender and by the receiver.
+    /// IP bytes that left the sender's and the receiver's interface by the end of the run.
     pub wire_bytes_sender: u64,
     pub wire_bytes_receiver: u64,
+    /// TCP: both ends closed the connection (FIN handshake done) by the end of the run; a
+    /// transfer is complete without it. Null for UDP.
+    pub closed: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -90,6 +94,9 @@ pub(crate) struct Parts<'a> {
     pub scenario: &'a Scenario,
     pub seed: u64,
     pub complete: bool,
+    pub closed: bool,
+    /// IP bytes that left the sender's interface by the end of the flow.
+    pub bytes_out: u64,
     pub sim_time: SimTime,
     pub events: u64,
     pub window_end: SimTime,
@@ -130,7 +137,7 @@ impl RunResult {
                 bytes_delivered: delivered,
                 completion_s: completion,
                 goodput_bps: per_s(delivered as f64 * 8.0),
-                throughput_bps: per_s(p.sender.counters.wire_bytes_out as f64 * 8.0),
+                throughput_bps: per_s(p.bytes_out as f64 * 8.0),
                 segments_sent: snd.segments_sent,
                 data_segments_sent: snd.data_segments_sent,
                 retransmissions: snd.retransmissions,
@@ -145,8 +152,9 @@ impl RunResult {
                 frozen_s: snd.frozen_ns as f64 * 1e-9,
                 out_of_order_segments: rcv_counters.out_of_order_segments,
                 duplicate_segments: rcv_counters.duplicate_segments,
-                wire_bytes_sender: p.sender.counters.wire_bytes_out,
-                wire_bytes_receiver: p.receiver.counters.wire_bytes_out,
+                wire_bytes_sender: p.forward.bytes_sent,
+                wire_bytes_receiver: p.reverse.bytes_sent,
+                closed: Some(p.closed),
             },
             energy: EnergyResult { sender: p.energy_sender, receiver: p.energy_receiver, window_s: window },
             path: PathResult { forward: p.forward, reverse: p.reverse },

@@ -102,14 +102,18 @@ proptest! {
         let links = r.links.values();
         let sent: u64 = links.clone().map(|l| l.packets_sent).sum();
         let delivered: u64 = links.clone().map(|l| l.packets_delivered).sum();
+        // A packet handed to a link is dropped by its queue, still queued at the end, or sent; a
+        // sent packet is lost on the channel, delivered, or still propagating.
         for (name, l) in &r.links {
-            prop_assert_eq!(l.packets_sent, l.packets_delivered + l.dropped_channel + l.dropped_queue + l.dropped_red, "link {}", name);
+            prop_assert!(l.packets_sent >= l.packets_delivered + l.dropped_channel, "link {}: {:?}", name, l);
         }
+        let handed: u64 = links.clone().map(|l| l.packets_sent + l.queued + l.dropped_queue + l.dropped_red).sum();
         let originated: u64 = r.nodes.values().map(|n| n.originated_packets).sum();
         let forwarded: u64 = r.nodes.values().map(|n| n.forwarded_packets).sum();
         let received: u64 = r.nodes.values().map(|n| n.received_packets).sum();
-        prop_assert_eq!(sent, originated + forwarded, "packets handed to links");
-        prop_assert_eq!(delivered, received + forwarded + r.network.packets_in_flight, "packets that crossed a link");
+        prop_assert!(sent <= handed);
+        prop_assert_eq!(handed, originated + forwarded, "packets handed to links");
+        prop_assert_eq!(delivered, received + forwarded, "packets that crossed a link arrived at a relay or an end");
         for (cfg, f) in s.network.as_ref().unwrap().flows.iter().zip(&r.flows) {
             if let tcpenergy_engine::config::FlowTraffic::Bulk { bytes } = cfg.traffic {
                 if f.complete {

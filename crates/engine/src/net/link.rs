@@ -9,6 +9,11 @@
 //! start and end of transmission follow from the link's backlog, and the impairments are applied
 //! at the end time, in transmission order, exactly as if a "transmission done" event had fired.
 //! The queue length seen by a new packet is the number of packets scheduled but not yet started.
+//!
+//! Counters follow the packets as they move, not when they are queued: a packet is sent (and, if
+//! the channel loses it, lost) when its serialization ends, and delivered when it arrives at the
+//! far end (the world reports arrivals, [`Link::arrived`]). Drop-tail and RED decisions happen
+//! when the packet reaches the queue. Read the counters with [`Link::counters_at`].
 
 use super::impair::{self, AnyImpairment, RouteNotice, Verdict};
 use super::queue::red::{Red, RedVerdict};
@@ -21,8 +26,10 @@ use std::collections::VecDeque;
 /// Per-direction packet counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct LinkCounters {
+    /// Packets (and their IP bytes) whose serialization ended: they left the interface.
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Packets that arrived at the far end.
     pub packets_delivered: u64,
     pub dropped_channel: u64,
     pub dropped_queue: u64,
@@ -35,6 +42,8 @@ pub struct LinkCounters {
     pub cross_dropped: u64,
     /// Held by a broken route (outage in hold mode) and delivered after it came back.
     pub held_outage: u64,
+    /// Accepted by the queue but not yet sent at the end of the run (waiting or being serialized).
+    pub queued: u64,
 }
 
 #[derive(Debug)]
@@ -55,7 +64,25 @@ pub struct Link {
     /// The last (packet size, airtime) computed: most packets share a size, and the division is
     /// a noticeable cost per packet.
     airtime_memo: (u32, SimDuration),
-    pub counters: LinkCounters,
+    /// Our packets whose serialization has not ended by the last settled time, oldest first.
+    unsent: VecDeque<Unsent>,
+    counters: LinkCounters,
+}
+
+/// A packet on its way out of the interface, and what the channel will do to it.
+#[derive(Debug, Clone, Copy)]
+struct Unsent {
+    end: SimTime,
+    bytes: u32,
+    outcome: Outcome,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Passes,
+    Lost,
+    /// Held by a broken route and delivered after it came back.
+    Held,
 }
 
 /// What happens to a packet handed to the link.
@@ -92,6 +119,7 @@ impl Link {
             red: cfg.red.map(|r| Red::new(r, Stream::new(run_seed, &format!("{name}.red")))),
             cross: cfg.cross_traffic.map(Cross::new),
             airtime_memo: (0, airtime(frame_overhead as u64, cfg.rate)),
+            unsent: VecDeque::with_capacity(cfg.queue as usize + 1),
             counters: LinkCounters::default(),
         }
     }
@@ -106,9 +134,8 @@ impl Link {
     /// ECN-capable.
     #[inline]
     pub fn send(&mut self, now: SimTime, wire_len: u32, ect: bool) -> Fate {
+        self.settle(now);
         self.inject_cross_traffic(now);
-        self.counters.packets_sent += 1;
-        self.counters.bytes_sent += wire_len as u64;
         let ce = match self.admit(now, ect) {
             Admission::Dropped { red: true } => {
                 self.counters.dropped_red += 1;
@@ -132,27 +159,52 @@ impl Link {
         if start > now {
             self.starts.push_back(start);
         }
-        match impair::apply(&mut self.impairments, end, wire_len + self.frame_overhead) {
+        let (fate, outcome) = match impair::apply(&mut self.impairments, end, wire_len + self.frame_overhead) {
             Verdict::Drop(cause) => {
-                self.counters.dropped_channel += 1;
                 let notice = if cause == impair::DropCause::Outage { impair::route_notice(&mut self.impairments, end) } else { None };
-                Fate::Lost { start, end, notice }
+                (Fate::Lost { start, end, notice }, Outcome::Lost)
             }
-            Verdict::Pass => {
-                self.counters.packets_delivered += 1;
-                Fate::Arrives { start, end, at: end + self.delay, ce, notice: None }
-            }
-            Verdict::Delay(extra) => {
-                self.counters.packets_delivered += 1;
-                Fate::Arrives { start, end, at: end + self.delay + extra, ce, notice: None }
-            }
+            Verdict::Pass => (Fate::Arrives { start, end, at: end + self.delay, ce, notice: None }, Outcome::Passes),
+            Verdict::Delay(extra) => (Fate::Arrives { start, end, at: end + self.delay + extra, ce, notice: None }, Outcome::Passes),
             Verdict::Hold(extra) => {
-                self.counters.packets_delivered += 1;
-                self.counters.held_outage += 1;
                 let notice = impair::route_notice(&mut self.impairments, end);
-                Fate::Arrives { start, end, at: end + self.delay + extra, ce, notice }
+                (Fate::Arrives { start, end, at: end + self.delay + extra, ce, notice }, Outcome::Held)
+            }
+        };
+        self.unsent.push_back(Unsent { end, bytes: wire_len, outcome });
+        fate
+    }
+
+    /// A packet this link carried arrived at its far end.
+    #[inline]
+    pub fn arrived(&mut self) {
+        self.counters.packets_delivered += 1;
+    }
+
+    /// Count the packets whose serialization ended by `t`.
+    #[inline]
+    fn settle(&mut self, t: SimTime) {
+        while let Some(&u) = self.unsent.front() {
+            if u.end > t {
+                break;
+            }
+            self.unsent.pop_front();
+            let c = &mut self.counters;
+            c.packets_sent += 1;
+            c.bytes_sent += u.bytes as u64;
+            match u.outcome {
+                Outcome::Passes => {}
+                Outcome::Lost => c.dropped_channel += 1,
+                Outcome::Held => c.held_outage += 1,
             }
         }
+    }
+
+    /// The counters at `t` (not before an earlier call's or send's time): packets whose
+    /// serialization ends later have not been sent.
+    pub fn counters_at(&mut self, t: SimTime) -> LinkCounters {
+        self.settle(t);
+        LinkCounters { queued: self.unsent.len() as u64, ..self.counters }
     }
 }
 

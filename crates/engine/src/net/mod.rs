@@ -4,4 +4,5 @@ pub mod impair;
 pub mod link;
 pub mod queue;
 pub mod routing;
+pub mod tally;
 pub mod wifi;

@@ -112,6 +112,9 @@ pub struct World<'a> {
     trace: Option<Trace>,
     record_deliveries: bool,
     capture: Option<Capture>,
+    /// IP bytes the sender's link had finished serializing when the last data byte was
+    /// acknowledged: the flow's throughput counts these.
+    bytes_out_by_completion: Option<u64>,
 }
 
 impl<'a> World<'a> {
@@ -144,6 +147,7 @@ impl<'a> World<'a> {
             trace: if opts.trace { Some(Trace::default()) } else { None },
             record_deliveries: opts.record_deliveries,
             capture: opts.capture.then(|| Capture::single_path(packets)),
+            bytes_out_by_completion: None,
         }
     }
 
@@ -157,7 +161,7 @@ impl<'a> World<'a> {
         let stop = SimTime(self.scenario.stop_after.0);
         self.transmit_from(SENDER);
         self.schedule_wake(SENDER);
-        let mut complete = false;
+        let mut closed = false;
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
                 break;
@@ -166,15 +170,18 @@ impl<'a> World<'a> {
             self.events += 1;
             self.dispatch(ev);
             if self.nodes[SENDER].ep.is_closed() && self.nodes[RECEIVER].ep.is_closed() {
-                complete = true;
+                closed = true;
                 break;
             }
         }
-        let data_done = self.nodes[SENDER].ep.sender.data_acked_at();
-        // A transfer whose data all arrived but whose teardown stalled still counts as complete.
-        complete |= data_done.is_some() && self.queue.is_empty();
-        let capture = self.capture.take();
-        self.finish(seed, complete).map(|r| (r, capture))
+        // Complete once every data byte is acknowledged (the record's completion), whether or
+        // not the teardown finished (`flow.closed` says). A run that did not close its
+        // connection was simulated until `stop_after`, and ends there.
+        let complete = self.nodes[SENDER].ep.sender.data_acked_at().is_some();
+        if !closed {
+            self.now = stop;
+        }
+        self.finish(seed, complete, closed)
     }
 
     #[inline]
@@ -183,6 +190,8 @@ impl<'a> World<'a> {
             Event::Arrive { node, packet } => {
                 let n = node as usize;
                 let seg = self.packets.take(packet);
+                // links[k] leaves node k: what arrives at node n came over the other one.
+                self.links[1 - n].arrived();
                 let nd = &mut self.nodes[n];
                 nd.ep.on_segment(self.now, &seg, &mut nd.cpu);
                 if self.record_deliveries {
@@ -215,6 +224,11 @@ impl<'a> World<'a> {
         self.transmit_from(n);
         self.schedule_wake(n);
         if n == SENDER {
+            if self.bytes_out_by_completion.is_none() {
+                if let Some(t) = self.nodes[SENDER].ep.sender.data_acked_at() {
+                    self.bytes_out_by_completion = Some(self.links[SENDER].counters_at(t).bytes_sent);
+                }
+            }
             if let Some(tr) = &mut self.trace {
                 let ep = &self.nodes[SENDER].ep;
                 tr.record(self.now, &ep.sender);
@@ -298,10 +312,20 @@ impl<'a> World<'a> {
         }
     }
 
-    fn finish(mut self, seed: u64, complete: bool) -> Result<RunResult, EngineError> {
+    fn finish(mut self, seed: u64, complete: bool, closed: bool) -> Result<(RunResult, Option<Capture>), EngineError> {
         let s = self.scenario;
+        // What left each link by the end of the run; a capture keeps those frames alone (a
+        // link's frames are captured in order, so they are the first `packets_sent`).
+        let links = [self.links[0].counters_at(self.now), self.links[1].counters_at(self.now)];
+        let mut capture = self.capture.take();
+        if let Some(c) = &mut capture {
+            for (k, l) in links.iter().enumerate() {
+                c.links[k].frames.truncate(l.packets_sent as usize);
+            }
+        }
         let snd = &self.nodes[SENDER].ep;
         let window_end = snd.sender.data_acked_at().unwrap_or(self.now);
+        let bytes_out = self.bytes_out_by_completion.unwrap_or(links[SENDER].bytes_sent);
         let delivered = self.nodes[RECEIVER].ep.receiver.as_ref().map_or(0, |r| r.delivered);
         if delivered > s.traffic.bytes {
             return Err(EngineError::Invariant(format!(
@@ -328,10 +352,12 @@ impl<'a> World<'a> {
             let tl_snd = tl_snd.expect("the sender's timeline is kept when tracing");
             t.finish(&tl_snd, &s.energy.sender.profile, &mut self.nodes[SENDER].cpu)
         });
-        Ok(RunResult::assemble(crate::result::Parts {
+        let record = RunResult::assemble(crate::result::Parts {
             scenario: s,
             seed,
             complete,
+            closed,
+            bytes_out,
             sim_time: self.now,
             events: self.events,
             window_end,
@@ -339,13 +365,14 @@ impl<'a> World<'a> {
             receiver: &self.nodes[RECEIVER].ep,
             sender_cpu: &self.nodes[SENDER].cpu,
             receiver_cpu: &self.nodes[RECEIVER].cpu,
-            forward: self.links[0].counters,
-            reverse: self.links[1].counters,
+            forward: links[0],
+            reverse: links[1],
             energy_sender: e_snd,
             energy_receiver: e_rcv,
             trace,
             deliveries: self.nodes[RECEIVER].ep.receiver.as_ref().and_then(|r| r.delivery_log.clone()),
-        }))
+        });
+        Ok((record, capture))
     }
 }
 

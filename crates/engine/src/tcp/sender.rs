@@ -397,7 +397,9 @@ impl Sender {
         self.tcb.snd_una = ack;
         self.tcb.snd_nxt = self.tcb.snd_nxt.max(ack);
         self.tcb.dupacks = 0;
-        if acked.fin_acked {
+        // The scoreboard marks the SYN like a FIN (each takes one sequence number); only an ACK
+        // beyond the data acknowledges the FIN (RFC 9293 §3.10.7.4).
+        if acked.fin_acked && ack > self.data_end {
             self.fin_acked = true;
         }
         if self.data_acked_at.is_none() && ack >= self.data_end {

@@ -134,6 +134,14 @@ pub enum AirRole {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Out<P> {
     Schedule(SimTime, Timer),
+    /// The first transmission of the frame for `to`, begun at `start`, ended: the frame has
+    /// left the interface (retransmissions are the MAC's own business).
+    Sent {
+        from: usize,
+        to: usize,
+        payload: P,
+        start: SimTime,
+    },
     /// A data frame's payload reached `to` (duplicates are filtered out).
     Delivered {
         from: usize,
@@ -225,6 +233,8 @@ struct Pending<P> {
     retry: bool,
     /// More Data: the AP holds more frames for this dozing addressee (11.2.3.8).
     more: bool,
+    /// Its first transmission ended (`Out::Sent` was reported).
+    sent: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -445,6 +455,14 @@ impl<P: Copy> Dcf<P> {
         s.queue.len() + s.ps_buffer.iter().map(VecDeque::len).sum::<usize>()
     }
 
+    /// Frames for `to` that `station` holds and has not yet sent once (waiting, in contention,
+    /// or buffered for a dozing addressee).
+    pub fn unsent(&self, station: usize, to: usize) -> usize {
+        let s = &self.stations[station];
+        let waiting = s.queue.iter().filter(|f| f.to == to && !f.sent).count();
+        waiting + s.ps_buffer.get(to).map_or(0, |b| b.iter().filter(|f| !f.sent).count())
+    }
+
     /// Whether `station` is awake (always, unless it is in power-save mode).
     pub fn awake(&self, station: usize) -> bool {
         self.stations[station].awake
@@ -473,6 +491,7 @@ impl<P: Copy> Dcf<P> {
             seq,
             retry: false,
             more: false,
+            sent: false,
         };
         if self.stations[to].ps && !self.stations[from].ps_buffer.is_empty() {
             // 11.2.3.7: the AP buffers every frame for a station in power-save mode.
@@ -835,6 +854,13 @@ impl<P: Copy> Dcf<P> {
         let Some(frame) = self.stations[i].on_air.take() else {
             return;
         };
+        if frame.kind == FrameKind::Data {
+            if let Some(head) = self.stations[i].queue.front_mut().filter(|h| !h.sent) {
+                head.sent = true;
+                let (to, payload) = (head.to, head.payload);
+                self.out.push(Out::Sent { from: i, to, payload, start: frame.start });
+            }
+        }
         self.transmitting -= 1;
         if self.transmitting == 0 {
             self.busy_ns += now.0 - self.busy_since.0;

@@ -75,21 +75,20 @@ impl ChannelState {
 }
 
 impl NetWorld<'_> {
-    /// Hand a packet to the MAC of interface `i` (a channel's): it is captured and numbered when
-    /// the IP layer hands it over, as a capture on the node's interface would show it.
+    /// Hand a packet to the MAC of interface `i` (a channel's): it is numbered when the IP
+    /// layer hands it over, and counted as sent (and captured, stamped with the start of its
+    /// first transmission) when the MAC's first transmission of it ends.
     pub(super) fn channel_send(&mut self, i: usize, mut p: Packet) {
-        let Iface::Channel { channel, from, to, counters } = &mut self.ifaces[i] else {
+        let Iface::Channel { channel: k, from: a, to: b, .. } = self.ifaces[i] else {
             unreachable!("channel_send on a channel interface")
         };
-        let (k, a, b) = (*channel, *from, *to);
         let wire_len = p.wire_len();
-        counters.packets_sent += 1;
-        counters.bytes_sent += wire_len as u64;
         // A packet the full interface queue refuses is never serialized (the MAC reports the drop).
         if self.channels[k].dcf.queued(a) < self.net.channels[k].queue as usize {
             let node = self.channels[k].nodes[a];
-            self.serialized(i, node, &mut p, self.now);
+            self.number(node, &mut p);
         }
+        p.via = i as u32;
         let slot = self.packets.insert(p);
         self.channels[k].dcf.enqueue(self.now, a, b, slot, wire_len);
         self.after_mac(k);
@@ -114,12 +113,20 @@ impl NetWorld<'_> {
         for o in out.drain(..) {
             match o {
                 Out::Schedule(at, timer) => self.queue.push(at, Event::Mac { channel: k as u32, timer }),
-                Out::Delivered { from, to, payload } => {
-                    // The sender keeps its copy until the MAC ACK (it may send it again).
+                Out::Sent { from, to, payload, start } => {
+                    let p = self.packets.get(payload);
+                    let c = self.iface_counters(k, from, to);
+                    c.packets_sent += 1;
+                    c.bytes_sent += p.wire_len() as u64;
+                    self.capture_frame(p.via as usize, &p, start);
+                    self.count_out(&p, self.now);
+                }
+                Out::Delivered { to, payload, .. } => {
+                    // The sender keeps its copy until the MAC ACK (it may send it again); the
+                    // arrival counts as the interface's delivery.
                     let p = self.packets.get(payload);
                     let slot = self.packets.insert(p);
                     let node = self.channels[k].nodes[to] as u32;
-                    self.iface_counters(k, from, to).packets_delivered += 1;
                     self.queue.push(self.now, Event::Arrive { node, packet: slot });
                 }
                 Out::Acked { payload, .. } => {
@@ -207,10 +214,11 @@ impl NetWorld<'_> {
             }
             let mut interfaces = BTreeMap::new();
             for (i, e) in self.routes.ifaces.iter().enumerate() {
-                if let (Via::Channel { channel, .. }, Iface::Channel { counters, .. }) = (e.via, &self.ifaces[i]) {
-                    if channel == k && counters.packets_sent > 0 {
+                if let (Via::Channel { channel, from, to }, Iface::Channel { counters, .. }) = (e.via, &self.ifaces[i]) {
+                    let queued = ch.dcf.unsent(from, to) as u64;
+                    if channel == k && (counters.packets_sent > 0 || queued > 0) {
                         let key = format!("{}->{}", self.net.nodes[e.from.index()].name, self.net.nodes[e.to.index()].name);
-                        interfaces.insert(key, *counters);
+                        interfaces.insert(key, crate::net::link::LinkCounters { queued, ..*counters });
                     }
                 }
             }

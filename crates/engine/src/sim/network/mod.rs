@@ -23,6 +23,7 @@ use crate::energy::meter::{self, NodeEnergy, RadioLog};
 use crate::error::EngineError;
 use crate::net::impair::{self, AnyImpairment, Verdict};
 use crate::net::link::{Fate, Link, LinkCounters};
+use crate::net::tally::WireTally;
 use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
 use crate::metrics::efficiency::{self, Efficiency};
@@ -111,6 +112,8 @@ struct Packet {
     ip_id: u16,
     /// Hops left: `capture::TTL` at the source, one less after each router.
     ttl: u8,
+    /// The interface it is crossing (it counts the arrival).
+    via: u32,
     body: Body,
 }
 
@@ -125,7 +128,7 @@ impl Packet {
         matches!(&self.body, Body::Tcp(seg) if seg.ecn != Ecn::NotEct)
     }
     fn new(flow: usize, from: End, body: Body) -> Self {
-        Packet { flow: flow as u32, from, ip_id: 0, ttl: capture::TTL, body }
+        Packet { flow: flow as u32, from, ip_id: 0, ttl: capture::TTL, via: u32::MAX, body }
     }
     fn contents(&self) -> Contents {
         match self.body {
@@ -175,8 +178,24 @@ struct FlowState {
     udp_sent: u64,
     udp_delivered: u64,
     udp_bytes_delivered: u64,
-    udp_wire_bytes: u64,
     arrived_after_stop: u64,
+    /// IP bytes each end (indexed by `End`) put on its first hop, counted as they left the
+    /// interface, and those counts when the flow finished or stopped (its throughput).
+    out: [WireTally; 4],
+    out_at_end: Option<[u64; 4]>,
+}
+
+impl FlowState {
+    /// The flow ends now: keep what each end had sent by now.
+    fn close_books(&mut self, now: SimTime) {
+        if self.out_at_end.is_none() {
+            let mut bytes = [0; 4];
+            for (b, tally) in bytes.iter_mut().zip(&mut self.out) {
+                *b = tally.by(now).1;
+            }
+            self.out_at_end = Some(bytes);
+        }
+    }
 }
 
 pub struct NetWorld<'a> {
@@ -194,8 +213,6 @@ pub struct NetWorld<'a> {
     pipe_of: Vec<Option<u32>>,
     flows: Vec<FlowState>,
     events: u64,
-    /// IP bytes that went on the wire (queue drops excluded), over every hop.
-    wire_bytes: u64,
     /// Every frame each interface started serializing, when asked for (`with_capture`).
     capture: Option<Capture>,
     /// Run until this time whatever the flows do, and meter up to it (a battery run).
@@ -295,8 +312,9 @@ impl<'a> NetWorld<'a> {
                 udp_sent: 0,
                 udp_delivered: 0,
                 udp_bytes_delivered: 0,
-                udp_wire_bytes: 0,
                 arrived_after_stop: 0,
+                out: Default::default(),
+                out_at_end: None,
             })
             .collect();
         let mut w = Self {
@@ -313,7 +331,6 @@ impl<'a> NetWorld<'a> {
             pipe_of,
             flows,
             events: 0,
-            wire_bytes: 0,
             capture: None,
             horizon: None,
             split_logs: None,
@@ -378,6 +395,7 @@ impl<'a> NetWorld<'a> {
     /// Run, and return the capture too when `with_capture` asked for one.
     pub fn run_captured(mut self, seed: u64) -> Result<(NetRunResult, Option<Capture>), EngineError> {
         self.run_events();
+        self.trim_capture();
         let capture = self.capture.take();
         self.finish(seed).map(|r| (r, capture))
     }
@@ -397,6 +415,7 @@ impl<'a> NetWorld<'a> {
 
     fn run_events(&mut self) {
         let stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
+        let mut done = false;
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
                 break;
@@ -405,15 +424,21 @@ impl<'a> NetWorld<'a> {
             self.events += 1;
             self.dispatch(ev);
             if self.horizon.is_none() && self.all_done() {
+                done = true;
                 break;
             }
+        }
+        // A run that did not end by itself was simulated until its horizon or `stop_after`.
+        if !done {
+            self.now = stop;
         }
         // Streaming flows without a stop end with the run.
         let end = self.now;
         for (i, f) in self.net.flows.iter().enumerate() {
             let st = &mut self.flows[i];
             if st.finished_at.is_none() && st.started && f.stop.is_none() && matches!(f.traffic, FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. }) {
-                st.finished_at = Some(end.min(stop));
+                st.finished_at = Some(end);
+                st.close_books(end);
             }
         }
     }
@@ -430,6 +455,7 @@ impl<'a> NetWorld<'a> {
         match ev {
             Event::Arrive { node, packet } => {
                 let p = self.packets.take(packet);
+                self.count_arrival(p.via as usize);
                 self.arrive(NodeId(node), p);
             }
             Event::Wake { flow, side } => {
@@ -474,6 +500,7 @@ impl<'a> NetWorld<'a> {
                 if !st.halted {
                     st.halted = true;
                     st.finished_at = Some(self.now);
+                    st.close_books(self.now);
                 }
             }
             Event::Stop { flow } => {
@@ -482,6 +509,7 @@ impl<'a> NetWorld<'a> {
                 if !st.halted {
                     st.halted = true;
                     st.stopped_at = Some(self.now);
+                    st.close_books(self.now);
                     if st.finished_at.is_none() {
                         // A stopped streaming flow did what it was asked; a bulk or timed one was cut short.
                         if matches!(self.net.flows[f].traffic, FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. }) {
@@ -593,7 +621,6 @@ impl<'a> NetWorld<'a> {
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentSent { bytes: size });
                 let st = &mut self.flows[f];
                 st.udp_sent += 1;
-                st.udp_wire_bytes += (size + UDP_HEADERS) as u64;
                 let p = Packet::new(f, End::Src, Body::Udp { payload: size, written_at: now });
                 self.nodes[node.index()].originated += 1;
                 self.send(node, p);
@@ -689,6 +716,7 @@ impl<'a> NetWorld<'a> {
         };
         let (from, to) = (link.from, link.to);
         let mut p = p;
+        p.via = i as u32;
         match link.send(self.now, wire_len, p.ect()) {
             Fate::QueueFull => {}
             Fate::Lost { start, end, notice } => {
@@ -713,7 +741,9 @@ impl<'a> NetWorld<'a> {
     /// the airtime.
     #[allow(clippy::too_many_arguments)]
     fn on_the_air(&mut self, iface: usize, from: usize, p: &mut Packet, wire_len: u32, start: SimTime, end: SimTime, notice: Option<crate::net::impair::RouteNotice>) -> SimDuration {
-        self.serialized(iface, from, p, start);
+        self.number(from, p);
+        self.capture_frame(iface, p, start);
+        self.count_out(p, end);
         let tx = &mut self.nodes[from];
         let air = tx.airtime.of_frame(wire_len, start, end);
         tx.radio.transmit_frame(start, start + air, wire_len);
@@ -723,20 +753,62 @@ impl<'a> NetWorld<'a> {
         air
     }
 
-    /// Interface `iface` of node `from` starts serializing `p` at `at`: count its bytes, number it
-    /// if `from` is its source, capture it.
-    fn serialized(&mut self, iface: usize, from: usize, p: &mut Packet, at: SimTime) {
-        self.wire_bytes += p.wire_len() as u64;
-        let tx = &mut self.nodes[from];
+    /// What left each link by the end of the run (`None` for a channel's interfaces).
+    fn link_counters(&mut self) -> Vec<Option<LinkCounters>> {
+        let end = self.now;
+        self.ifaces
+            .iter_mut()
+            .map(|i| match i {
+                Iface::Link(l) => Some(l.counters_at(end)),
+                Iface::Channel { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Keep in the capture only what left each link by the end of the run: a link's frames are
+    /// captured in the order they start, so those are its first `packets_sent` frames.
+    fn trim_capture(&mut self) {
+        let counters = self.link_counters();
+        if let Some(c) = &mut self.capture {
+            for (frames, counters) in c.links.iter_mut().zip(counters) {
+                if let Some(counters) = counters {
+                    frames.frames.truncate(counters.packets_sent as usize);
+                }
+            }
+        }
+    }
+
+    /// Node `from` hands `p` to an interface: if `from` is its source (it was not forwarded
+    /// yet), number it; a node numbers its packets from 1.
+    fn number(&mut self, from: usize, p: &mut Packet) {
         if p.ttl == capture::TTL {
-            // Not forwarded yet: `from` is the source, and numbers its packets from 1.
+            let tx = &mut self.nodes[from];
             tx.last_ip_id = tx.last_ip_id.wrapping_add(1);
             p.ip_id = tx.last_ip_id;
         }
+    }
+
+    /// Interface `iface` put `p` on the wire at `at`: capture it, when asked to.
+    fn capture_frame(&mut self, iface: usize, p: &Packet, at: SimTime) {
         if self.capture.is_some() {
             let flow = self.capture_flow(p.flow as usize, p.from);
             let frame = Frame { at, flow, from_src: p.from.sends_data(), ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() };
             self.capture.as_mut().expect("checked").push(iface, frame);
+        }
+    }
+
+    /// `p` leaves an interface at `end`: on its first hop, its flow end's bytes count then.
+    fn count_out(&mut self, p: &Packet, end: SimTime) {
+        if p.ttl == capture::TTL {
+            self.flows[p.flow as usize].out[p.from as usize].push(self.now, end, p.wire_len());
+        }
+    }
+
+    /// A packet that crossed interface `via` arrived at its far end.
+    fn count_arrival(&mut self, via: usize) {
+        match &mut self.ifaces[via] {
+            Iface::Link(link) => link.arrived(),
+            Iface::Channel { counters, .. } => counters.packets_delivered += 1,
         }
     }
 
@@ -881,7 +953,9 @@ impl<'a> NetWorld<'a> {
             let bulk = matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. });
             if let (true, Some(r)) = (bulk, st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref())) {
                 if st.written > 0 && r.delivered >= st.written {
+                    debug_assert_eq!(r.delivered_at, Some(self.now), "checked as the last byte arrives");
                     st.finished_at = r.delivered_at;
+                    st.close_books(self.now);
                 }
             }
             return;
@@ -890,7 +964,9 @@ impl<'a> NetWorld<'a> {
         let closing = ep.sender.is_closing();
         if let (true, Some(t)) = (closing, ep.sender.data_acked_at()) {
             if matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. }) {
+                debug_assert_eq!(t, self.now, "checked as the last ACK arrives");
                 st.finished_at = Some(t);
+                st.close_books(t);
             }
         }
     }
@@ -905,6 +981,8 @@ impl<'a> NetWorld<'a> {
             None => self.now,
         };
         let w_s = window_end.as_secs_f64();
+        let run_end = self.now;
+        let link_counters = self.link_counters();
 
         // Seed 004's Tmax and seed 001's bottleneck for each flow (docs/models/metrics.md).
         let (tmax_of, bottleneck_of) = self.flow_capacities();
@@ -920,22 +998,27 @@ impl<'a> NetWorld<'a> {
             let end = st.finished_at.or(st.stopped_at).unwrap_or(window_end).max(start);
             let active = (end - start).as_secs_f64();
             let per_s = |bits: f64| if active > 0.0 { bits / active } else { 0.0 };
+            st.close_books(end);
+            let wire = Wire {
+                by_flow_end: st.out_at_end.expect("books closed"),
+                by_run_end: std::array::from_fn(|k| st.out[k].by(run_end).1),
+            };
             let (flow, split) = match (cfg.transport, &cfg.split) {
                 (Transport::Tcp, None) => {
-                    let src = st.tcp[0].as_ref();
-                    let dst = st.tcp[1].as_ref().expect("destination end");
-                    (tcp_flow_result(src, dst, &per_s), None)
+                    let src = st.tcp[End::Src as usize].as_ref();
+                    let dst = st.tcp[End::Dst as usize].as_ref().expect("destination end");
+                    (tcp_flow_result(src, dst, &wire, (End::Src, End::Dst), &per_s), None)
                 }
                 (Transport::Tcp, Some(split)) => {
-                    let (flow, split) = split_flow_result(cfg, split, st, &per_s);
+                    let (flow, split) = split_flow_result(cfg, split, st, &wire, &per_s);
                     (flow, Some(split))
                 }
-                (Transport::Udp, _) => (udp_flow_result(st, per_s), None),
+                (Transport::Udp, _) => (udp_flow_result(st, &wire, per_s), None),
             };
             delivered_of.push(flow.bytes_delivered);
             let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
             let data_oh = efficiency::data_overhead(flow.wire_bytes_sender + flow.wire_bytes_receiver, flow.bytes_delivered);
-            let busy_s = match (cfg.transport, st.tcp[0].as_ref()) {
+            let busy_s = match (cfg.transport, st.tcp[End::Src as usize].as_ref()) {
                 (Transport::Tcp, Some(src)) => src.busy_time(end).as_secs_f64(),
                 _ => f64::NAN,
             };
@@ -947,7 +1030,7 @@ impl<'a> NetWorld<'a> {
                 (FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. }, _) => busy_s,
                 _ => f64::NAN,
             };
-            let packet_latencies = match st.tcp[1].as_mut().and_then(|e| e.receiver.as_mut()) {
+            let packet_latencies = match st.tcp[End::Dst as usize].as_mut().and_then(|e| e.receiver.as_mut()) {
                 Some(r) => std::mem::take(&mut r.packet_latencies),
                 None => Vec::new(),
             };
@@ -1023,11 +1106,16 @@ impl<'a> NetWorld<'a> {
         }
 
         let mut links = BTreeMap::new();
-        let wire_bytes = self.wire_bytes;
+        let mut wire_bytes = 0;
         for (i, e) in self.routes.ifaces.iter().enumerate() {
-            if let Iface::Link(l) = &self.ifaces[i] {
-                let key = format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name);
-                links.insert(key, l.counters);
+            match (&self.ifaces[i], link_counters[i]) {
+                (Iface::Link(_), Some(c)) => {
+                    wire_bytes += c.bytes_sent;
+                    let key = format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name);
+                    links.insert(key, c);
+                }
+                (Iface::Channel { counters, .. }, _) => wire_bytes += counters.bytes_sent,
+                (Iface::Link(_), None) => unreachable!("every link's counters were read"),
             }
         }
         let channels = self.channel_results();
@@ -1134,23 +1222,30 @@ impl NetWorld<'_> {
     }
 }
 
-fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: &dyn Fn(f64) -> f64) -> FlowResult {
+/// IP bytes each end of a flow (indexed by `End`) put on its first hop: by the time the flow
+/// finished or stopped, and by the end of the run.
+struct Wire {
+    by_flow_end: [u64; 4],
+    by_run_end: [u64; 4],
+}
+
+/// The record of one TCP connection, whose data goes from `src` (flow end `ends.0`) to `dst`
+/// (flow end `ends.1`).
+fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, wire: &Wire, ends: (End, End), per_s: &dyn Fn(f64) -> f64) -> FlowResult {
+    let (sender, receiver) = (ends.0 as usize, ends.1 as usize);
     let rcv = dst.receiver.as_ref();
     let delivered = rcv.map_or(0, |r| r.delivered);
     let rc = rcv.map(|r| r.counters.clone()).unwrap_or_default();
-    let (snd, wire_out, completion) = match src {
-        Some(ep) => (
-            ep.sender.counters().clone(),
-            ep.counters.wire_bytes_out,
-            ep.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64()),
-        ),
-        None => (Default::default(), 0, f64::NAN),
+    let (snd, completion) = match src {
+        Some(ep) => (ep.sender.counters().clone(), ep.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64())),
+        None => (Default::default(), f64::NAN),
     };
+    let closed = src.is_some_and(|e| e.is_closed()) && dst.is_closed();
     FlowResult {
         bytes_delivered: delivered,
         completion_s: completion,
         goodput_bps: per_s(delivered as f64 * 8.0),
-        throughput_bps: per_s(wire_out as f64 * 8.0),
+        throughput_bps: per_s(wire.by_flow_end[sender] as f64 * 8.0),
         segments_sent: snd.segments_sent,
         data_segments_sent: snd.data_segments_sent,
         retransmissions: snd.retransmissions,
@@ -1165,8 +1260,9 @@ fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: &dyn Fn(f64) -
         frozen_s: snd.frozen_ns as f64 * 1e-9,
         out_of_order_segments: rc.out_of_order_segments,
         duplicate_segments: rc.duplicate_segments,
-        wire_bytes_sender: wire_out,
-        wire_bytes_receiver: dst.counters.wire_bytes_out,
+        wire_bytes_sender: wire.by_run_end[sender],
+        wire_bytes_receiver: wire.by_run_end[receiver],
+        closed: Some(closed),
     }
 }
 
@@ -1174,7 +1270,7 @@ fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, per_s: &dyn Fn(f64) -
 /// every byte written reached `to`; every other counter the sum over its two connections (the
 /// wire bytes each connection's ends put on the network). Each connection's own record is in
 /// `split.halves`.
-fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, per_s: &dyn Fn(f64) -> f64) -> (FlowResult, SplitResult) {
+fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, wire: &Wire, per_s: &dyn Fn(f64) -> f64) -> (FlowResult, SplitResult) {
     let end = |e: End| st.tcp[e as usize].as_ref();
     let half = |src: End, dst: End, from: &str, to: &str, tcp: &crate::config::TcpConfig| {
         let rcv = end(dst).expect("receiving ends listen from the start");
@@ -1183,7 +1279,7 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, per_
             from: from.to_string(),
             to: to.to_string(),
             variant: tcp.variant.name().to_string(),
-            flow: tcp_flow_result(end(src), rcv, per_s),
+            flow: tcp_flow_result(end(src), rcv, wire, (src, dst), per_s),
             window_probes: end(src).map_or(0, |e| e.sender.counters().window_probes),
             zero_windows_sent: rc.zero_windows_sent,
             beyond_window_segments: rc.beyond_window_segments,
@@ -1201,7 +1297,7 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, per_
         bytes_delivered: b.bytes_delivered,
         completion_s: completion,
         goodput_bps: b.goodput_bps,
-        throughput_bps: per_s((a.wire_bytes_sender + b.wire_bytes_sender) as f64 * 8.0),
+        throughput_bps: per_s((wire.by_flow_end[End::Src as usize] + wire.by_flow_end[End::RelayOut as usize]) as f64 * 8.0),
         segments_sent: a.segments_sent + b.segments_sent,
         data_segments_sent: a.data_segments_sent + b.data_segments_sent,
         retransmissions: a.retransmissions + b.retransmissions,
@@ -1218,6 +1314,7 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, per_
         duplicate_segments: a.duplicate_segments + b.duplicate_segments,
         wire_bytes_sender: a.wire_bytes_sender + b.wire_bytes_sender,
         wire_bytes_receiver: a.wire_bytes_receiver + b.wire_bytes_receiver,
+        closed: Some(a.closed == Some(true) && b.closed == Some(true)),
     };
     let result = SplitResult {
         at: split.at.clone(),
@@ -1229,12 +1326,12 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, per_
     (flow, result)
 }
 
-fn udp_flow_result(st: &FlowState, per_s: impl Fn(f64) -> f64) -> FlowResult {
+fn udp_flow_result(st: &FlowState, wire: &Wire, per_s: impl Fn(f64) -> f64) -> FlowResult {
     FlowResult {
         bytes_delivered: st.udp_bytes_delivered,
         completion_s: f64::NAN,
         goodput_bps: per_s(st.udp_bytes_delivered as f64 * 8.0),
-        throughput_bps: per_s(st.udp_wire_bytes as f64 * 8.0),
+        throughput_bps: per_s(wire.by_flow_end[End::Src as usize] as f64 * 8.0),
         segments_sent: st.udp_sent,
         data_segments_sent: st.udp_sent,
         retransmissions: 0,
@@ -1249,7 +1346,9 @@ fn udp_flow_result(st: &FlowState, per_s: impl Fn(f64) -> f64) -> FlowResult {
         frozen_s: 0.0,
         out_of_order_segments: 0,
         duplicate_segments: 0,
-        wire_bytes_sender: st.udp_wire_bytes,
-        wire_bytes_receiver: 0,
+        wire_bytes_sender: wire.by_run_end[End::Src as usize],
+        // An echo server's answers.
+        wire_bytes_receiver: wire.by_run_end[End::Dst as usize],
+        closed: None,
     }
 }
