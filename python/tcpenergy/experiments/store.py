@@ -3,12 +3,19 @@
 Every batch of runs is written in one transaction, so a process killed at any moment leaves a
 file that opens and holds every committed batch (DuckDB replays its write-ahead log on open).
 A file that is not a tcpenergy store of this schema version is refused, and left as it was.
+
+A new store is built under a temporary name and published with a hard link, which fails when the
+name exists: of several processes creating the same store at once, exactly one creates it, and
+the others open the store it created (one writer at a time: DuckDB's file lock).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import shutil
+import time
 from pathlib import Path
 from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set,
                     Tuple, Union)
@@ -58,6 +65,11 @@ _RECORDS = f"""
     FROM runs r LEFT JOIN sweep_runs m USING (run_key) {{where}}
     ORDER BY sweep, cell, seed, run_key"""
 _MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
+# How long opening a store waits for another process to release it: long enough to ride out a
+# short hold (another process checking the store, or a sweep taking over the store it just
+# created), short enough that a command meeting a running sweep fails fast.
+LOCK_WAIT_SECONDS = 2.0
+_LOCK_POLL_SECONDS = 0.05
 
 
 class Store:
@@ -67,6 +79,7 @@ class Store:
         self.path = path
         self.read_only = read_only
         self._con = connection
+        self._file = _identity(path)  # the file this connection writes, while ``path`` names it
 
     # -- life cycle
     def close(self) -> None:
@@ -144,6 +157,20 @@ class Store:
         """Every stored run key, whatever its status."""
         return {row[0] for row in self.con.execute("SELECT run_key FROM runs").fetchall()}
 
+    def held(self, run_keys: Sequence[str]) -> int:
+        """How many of ``run_keys`` this store holds."""
+        query = "SELECT count(*) FROM runs WHERE run_key IN (SELECT unnest($1::VARCHAR[]))"
+        return self.con.execute(query, [list(run_keys)]).fetchone()[0]
+
+    def gone(self) -> Optional[str]:
+        """None while ``path`` names the file this store was opened on; else what became of it
+        ("removed", "replaced by another file"): what was written through this store is then
+        not in the file at ``path``."""
+        now = _identity(self.path)
+        if now == self._file:
+            return None
+        return "removed" if now is None else "replaced by another file"
+
     # -- writing
     def add_to_sweep(self, sweep: str, members: Sequence[Tuple[str, int, str]]) -> None:
         """Record that runs (run_key, cell, labels JSON) belong to ``sweep``, in one transaction."""
@@ -183,6 +210,14 @@ class Store:
             raise StoreError(f"cannot write to store {self.path}: {exc}") from exc
 
 
+def _identity(path: Path) -> Optional[Tuple[int, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _reraise_interrupt(exc: BaseException) -> None:
     """DuckDB turns Ctrl-C during a query into its own error; make it Ctrl-C again."""
     if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":
@@ -212,7 +247,10 @@ def open_store(path: Union[str, "os.PathLike[str]"], create: bool = False,
     if not path.exists():
         if not create:
             raise StoreError(f"no store at {path}")
-        return _create(path)
+        created = _create(path)
+        if created is not None:
+            return created
+        # Another process created it meanwhile: open its store, as if it had been there before.
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a store")
     _check_magic(path)
@@ -240,19 +278,26 @@ def _check_magic(path: Path) -> None:
 
 
 def _connect(path: Path, read_only: bool) -> Any:
+    """A DuckDB connection; while another process holds the file, retried for up to
+    LOCK_WAIT_SECONDS."""
     import duckdb
 
-    try:
-        # A writer gets one thread: its batches are small, and the cores belong to the runs.
-        config = {} if read_only else {"threads": 1}
-        return duckdb.connect(str(path), read_only=read_only, config=config)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise StoreError(f"store {path} is in use by another process (a sweep still running?)"
-                             ) from None
-        raise StoreError(f"cannot open store {path}: {exc}") from None
-    except duckdb.Error as exc:
-        raise StoreError(f"cannot open store {path}: {exc}") from None
+    # A writer gets one thread: its batches are small, and the cores belong to the runs.
+    config = {} if read_only else {"threads": 1}
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only, config=config)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise StoreError(f"cannot open store {path}: {exc}") from None
+            if time.monotonic() >= deadline:
+                raise StoreError(f"store {path} is in use by another process (a sweep still "
+                                 "running?); run the command again when it has finished"
+                                 ) from None
+            time.sleep(_LOCK_POLL_SECONDS)
+        except duckdb.Error as exc:
+            raise StoreError(f"cannot open store {path}: {exc}") from None
 
 
 def _check_meta(con: Any, path: Path) -> None:
@@ -271,9 +316,14 @@ def _check_meta(con: Any, path: Path) -> None:
                          f"({__version__}) reads schema version {SCHEMA_VERSION}")
 
 
-def _create(path: Path) -> Store:
-    """A new, empty store. Built under a temporary name and renamed into place, so a process
-    killed while creating it never leaves a half-made store (which a re-run would refuse)."""
+def _create(path: Path) -> Optional[Store]:
+    """A new, empty store; None if another process created ``path`` first.
+
+    Built under a temporary name and published under ``path`` only when complete, so a process
+    killed while creating it never leaves a half-made store (which a re-run would refuse); and
+    published by an exclusive operation, so of several processes creating the same store at once
+    exactly one does (a rename would let each replace the store of the one before, which may
+    already hold its runs)."""
     if not path.parent.is_dir():
         raise StoreError(f"cannot create store {path}: directory does not exist: {path.parent}")
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.creating")
@@ -287,12 +337,46 @@ def _create(path: Path) -> Store:
                 ["created_by", __version__]])
         finally:
             con.close()
-        os.replace(tmp, path)
+        created = _publish(tmp, path)
     except BaseException as exc:
-        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-            leftover.unlink(missing_ok=True)
         if isinstance(exc, Exception) and not isinstance(exc, StoreError):
             _reraise_interrupt(exc)
             raise StoreError(f"cannot create store {path}: {exc}") from exc
         raise
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+    if not created:
+        return None
     return Store(path, _connect(path, read_only=False), read_only=False)
+
+
+# Errors of os.link on a file system without hard links (FAT, some network file systems).
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EMLINK}
+
+
+def _publish(tmp: Path, path: Path) -> bool:
+    """Give the finished store ``tmp`` the name ``path`` unless that name exists; whether it did.
+    Where hard links are not supported, the store is copied into a file created exclusively
+    (another process opening it during the copy sees a file that is not yet a store)."""
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in _NO_LINKS:
+            raise
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as out, open(tmp, "rb") as source:
+            shutil.copyfileobj(source, out)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return True
