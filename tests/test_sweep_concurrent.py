@@ -4,6 +4,7 @@ it ran runs that the store does not hold."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -18,76 +19,115 @@ from tcpenergy.experiments.spec import load_sweep
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file locks")
 
-SWEEPS = 3  # processes per trial
-TRIALS = 3
+SWEEPS = 3  # processes racing
+RACES = 6  # races they run, one after the other, each into a new store
 
-# Imports everything, says it is ready, waits for the go file, then runs the sweep command: the
-# sweeps reach the store within a millisecond or two of each other.
+# One racing process: for each race, says it is ready, waits for the go file, then runs the sweep
+# command into that race's store and writes what it printed and its exit status. The processes
+# reach the store within a millisecond or two of each other.
 RACER = """
-import os, sys, time
-from tcpenergy.cli import main
+import contextlib, io, json, os, sys, time, traceback
+from tcpenergy.cli import app
 import tcpenergy.experiments.runner, tcpenergy.experiments.store, duckdb
-sweep, store, ready, go = sys.argv[1:5]
-open(ready, "w").close()
-while not os.path.exists(go):
-    time.sleep(0.001)
-sys.argv = ["tcpenergy", "sweep", sweep, "--jobs", "1", "--store", store]
-main()
+directory, racer, races = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for race in range(races):
+    here = os.path.join(directory, f"race{race}")
+    open(os.path.join(here, f"ready{racer}"), "w").close()
+    while not os.path.exists(os.path.join(here, "go")):
+        time.sleep(0.001)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            app(["sweep", os.path.join(here, f"s{racer}.toml"), "--jobs", "1", "--store",
+                 os.path.join(here, "shared.duckdb")], prog_name="tcpenergy")
+            status = 0
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else 1
+        except Exception:
+            traceback.print_exc()
+            status = 1
+    result = os.path.join(here, f"result{racer}.json")
+    with open(result + ".part", "w") as f:
+        json.dump({"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}, f)
+    os.replace(result + ".part", result)
 """
 
 
-def _race(tmp_path, trial):
-    """Start SWEEPS sweeps (each its own seeds, so its own runs) into one new store at once;
-    (sweep file, exit status, stdout, stderr) per sweep, and the store."""
-    directory = tmp_path / f"trial{trial}"
-    directory.mkdir()
-    store = directory / "shared.duckdb"
-    go = directory / "go"
-    procs = []
-    for i in range(SWEEPS):
-        path = write_sweep(directory / f"s{i}.toml", {"tcp.variant": ["reno", "sack"]},
-                           seeds=list(range(100 * i + 1, 100 * i + 6)), name=f"s{i}")
-        ready = directory / f"ready{i}"
-        procs.append((path, ready, subprocess.Popen(
-            [sys.executable, "-c", RACER, str(path), str(store), str(ready), str(go)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)))
-    deadline = time.monotonic() + 60
-    while not all(ready.exists() for _, ready, _ in procs):
-        assert time.monotonic() < deadline, "the sweeps did not start"
-        assert all(p.poll() is None for _, _, p in procs), [p.communicate() for _, _, p in procs]
+def _wait_for(paths, procs, what):
+    """Wait until each process has written its file of ``paths``."""
+    # Starting Python and importing takes a fraction of a second, or much longer on a machine
+    # busy with builds: the wait is generous; each race starts only when every sweep is ready.
+    deadline = time.monotonic() + 300
+    while not all(p.exists() for p in paths):
+        assert time.monotonic() < deadline, f"the sweeps did not {what}"
+        for path, proc in zip(paths, procs):
+            if proc.poll() is not None and not path.exists():
+                assert path.exists(), proc.communicate()  # it may have written it meanwhile
         time.sleep(0.005)
-    go.touch()
+
+
+def _races(tmp_path):
+    """SWEEPS processes race RACES times, each time all starting a sweep (each its own seeds, so
+    its own runs) into the same new store at once. Per race: the store, and per sweep its file,
+    exit status, stdout and stderr."""
+    races = []
+    for race in range(RACES):
+        here = tmp_path / f"race{race}"
+        here.mkdir()
+        sweeps = [write_sweep(here / f"s{i}.toml", {"tcp.variant": ["reno", "sack"]},
+                              seeds=list(range(100 * i + 1, 100 * i + 6)), name=f"s{i}")
+                  for i in range(SWEEPS)]
+        races.append((here, sweeps))
+    procs = [subprocess.Popen([sys.executable, "-c", RACER, str(tmp_path), str(i), str(RACES)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True)
+             for i in range(SWEEPS)]
     out = []
-    for path, _, proc in procs:
-        stdout, stderr = proc.communicate(timeout=120)
-        out.append((path, proc.returncode, stdout, stderr))
-    return out, store
+    try:
+        for here, sweeps in races:
+            _wait_for([here / f"ready{i}" for i in range(SWEEPS)], procs, "start")
+            (here / "go").touch()
+            results = [here / f"result{i}.json" for i in range(SWEEPS)]
+            _wait_for(results, procs, "finish")
+            out.append((here / "shared.duckdb",
+                        [(path, json.loads(result.read_text()))
+                         for path, result in zip(sweeps, results)]))
+        for proc in procs:
+            proc.communicate(timeout=60)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    return out
 
 
-@pytest.mark.parametrize("trial", range(TRIALS))
-def test_sweeps_creating_the_same_store_at_once_store_every_run_they_report(tmp_path, trial):
-    outcomes, store = _race(tmp_path, trial)
-    with tcpenergy.open_store(store) as opened:
-        rows = opened.records()
-    held = {(r["sweep"], r["run_key"]) for r in rows}
-    succeeded = 0
-    for path, status, stdout, stderr in outcomes:
-        assert "Traceback" not in stderr, stderr
-        if status == 0:
-            plan = make_plan(load_sweep(path))
-            assert f"{len(plan.runs)} runs: {len(plan.runs)} ran" in stdout, stdout
-            missing = [r.run_key for r in plan.runs if (plan.name, r.run_key) not in held]
-            assert not missing, f"{plan.name} reported {len(plan.runs)} runs, the store lacks {len(missing)}"
-            succeeded += 1
-        else:
-            # The loser is told, in one line naming the store, and claims no runs.
-            assert status == 2, (status, stdout, stderr)
-            lines = [line for line in stderr.splitlines() if line.strip()]
-            assert lines[-1].startswith("error: ") and str(store) in lines[-1], stderr
-            assert "ran" not in stdout
-    assert succeeded >= 1
-    leftovers = sorted(p.name for p in store.parent.iterdir() if ".creating" in p.name)
-    assert leftovers == []
+def test_sweeps_creating_the_same_store_at_once_store_every_run_they_report(tmp_path):
+    races = _races(tmp_path)
+    # Each racer runs the same sweep in every race, into another store.
+    plans = [make_plan(load_sweep(path)) for path, _ in races[0][1]]
+    for store, outcomes in races:
+        with tcpenergy.open_store(store) as opened:
+            held = {(r["sweep"], r["run_key"]) for r in opened.records()}
+        succeeded = 0
+        for plan, (path, outcome) in zip(plans, outcomes):
+            status, stdout, stderr = outcome["status"], outcome["stdout"], outcome["stderr"]
+            assert "Traceback" not in stderr, stderr
+            if status == 0:
+                assert f"{len(plan.runs)} runs: {len(plan.runs)} ran" in stdout, stdout
+                missing = [r.run_key for r in plan.runs if (plan.name, r.run_key) not in held]
+                assert not missing, (f"{store.parent.name}: {plan.name} reported "
+                                     f"{len(plan.runs)} runs, the store lacks {len(missing)}")
+                succeeded += 1
+            else:
+                # The loser is told, in one line naming the store, and claims no runs.
+                assert status == 2, (status, stdout, stderr)
+                lines = [line for line in stderr.splitlines() if line.strip()]
+                assert lines[-1].startswith("error: ") and str(store) in lines[-1], stderr
+                assert "ran" not in stdout
+        assert succeeded >= 1
+        leftovers = sorted(p.name for p in store.parent.iterdir() if ".creating" in p.name)
+        assert leftovers == []
 
 
 # Opens the store for writing, says so, and keeps it open for the given seconds.
@@ -107,7 +147,11 @@ def _hold(store, seconds):
     return proc
 
 
-def test_a_sweep_waits_for_a_store_another_process_releases_soon(tmp_path):
+def test_a_sweep_waits_for_a_store_another_process_releases_soon(tmp_path, monkeypatch):
+    from tcpenergy.experiments import store as store_module
+
+    # A wait far longer than the hold: on a busy machine the holder may take a while to exit.
+    monkeypatch.setattr(store_module, "LOCK_WAIT_SECONDS", 60.0)
     path = write_sweep(tmp_path / "grid.toml", {"tcp.variant": ["reno", "sack"]}, repetitions=2)
     holder = _hold(path.with_suffix(".duckdb"), 0.5)
     try:
@@ -123,7 +167,7 @@ def test_a_sweep_into_a_store_held_longer_than_the_wait_fails_in_one_line(cli, t
 
     monkeypatch.setattr(store_module, "LOCK_WAIT_SECONDS", 0.2)
     path = write_sweep(tmp_path / "grid.toml", {"tcp.variant": ["reno", "sack"]}, repetitions=2)
-    holder = _hold(path.with_suffix(".duckdb"), 5)
+    holder = _hold(path.with_suffix(".duckdb"), 120)
     try:
         result = cli("sweep", path, "--jobs", "1")
     finally:
