@@ -201,3 +201,28 @@ def test_endpoint_and_last_step_trends_judge_only_what_they_name():
     assert judge({**TREND, "direction": "increasing"}, df)["status"] == C.DOES_NOT_HOLD
     assert judge({**TREND, "direction": "decreasing", "steps": "last"}, df)["status"] == C.HOLDS
     assert judge({**TREND, "direction": "increasing", "steps": "last"}, df)["status"] == C.DOES_NOT_HOLD
+
+
+def test_a_signed_metric_is_judged_on_intervals_around_its_negative_means():
+    # UAR is negative when the flows send more than their fair share; each term's interval must
+    # hold its mean (not be cut at zero), so that disjoint intervals are seen as disjoint.
+    df = frame({("a", 1): [-0.20, -0.21, -0.19], ("b", 1): [-0.50, -0.52, -0.48],
+                ("c", 1): [-0.35, -0.30, -0.40]}).rename(columns={"m": "network.efficiency.uar"})
+    rule = {**ORDER, "metric": "network.efficiency.uar", "basis": "significance"}
+    assert judge({**rule, "relation": "B < A"}, df)["status"] == C.HOLDS
+    assert judge({**rule, "relation": "B < C"}, df)["status"] == C.HOLDS
+
+
+def test_a_signed_metric_interval_crossing_zero_is_not_cut_there():
+    # A's UAR averages 0 over three seeds: its 90 % t interval is [-0.6743, 0.6743], and UAR may
+    # be negative, so nothing cuts it at zero.
+    df = frame({("a", 1): [-0.4, 0.0, 0.4], ("b", 1): [-0.1, -0.1, -0.1],
+                ("c", 1): [0.5, 0.5, 0.5]}).rename(columns={"m": "network.efficiency.uar"})
+    rule = {**ORDER, "metric": "network.efficiency.uar", "basis": "significance"}
+    rec = judge({**rule, "relation": "B < A"}, df)
+    assert "A 0 [-0.6743, 0.6743]" in rec["evidence"], rec["evidence"]
+    assert rec["status"] == C.DOES_NOT_HOLD
+    # The same values as a count (never negative) are cut at zero.
+    counts = df.rename(columns={"network.efficiency.uar": "flow.timeouts"})
+    rec = judge({**rule, "metric": "flow.timeouts", "relation": "B < A"}, counts)
+    assert "A 0 [0, 0.6743]" in rec["evidence"], rec["evidence"]

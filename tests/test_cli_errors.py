@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from tcpenergy import api
-from tcpenergy.exceptions import EngineError
+from tcpenergy.exceptions import EngineError, ScenarioError
+from tcpenergy.scenario import validate
 
 # (--set argument, key path the message must name)
 BAD_OVERRIDES = [
@@ -97,3 +98,48 @@ def test_user_error_in_real_process_shows_no_traceback(quickstart, tmp_path):
     assert proc.stderr.startswith("error: path.forward.rate:")
     assert "Traceback" not in proc.stderr
     assert not target.exists()
+
+
+# A list and an item inside it: applied in order, the later would undo or amend the earlier,
+# and the record's `parameters` (so `to_frame`'s columns) would not say what ran.
+WHOLE = 'path.forward.impairments=[{kind="bernoulli", p=0.01}]'
+PART = "path.forward.impairments.0.p=0.05"
+
+
+@pytest.mark.parametrize("first, second", [(WHOLE, PART), (PART, WHOLE)],
+                         ids=["whole-then-part", "part-then-whole"])
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_set_of_a_key_and_a_key_inside_it_exits_2_naming_both(cli, quickstart, tmp_path,
+                                                              first, second, command):
+    trace = ["--trace", tmp_path / "trace.csv"] if command == "run" else []
+    result = cli(command, quickstart, "--set", first, "--set", second, *trace)
+    assert_user_error(result, "--set path.forward.impairments.0.p",
+                      "--set path.forward.impairments ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_overrides_of_a_key_and_a_key_inside_it_are_refused_by_the_api(quickstart):
+    import tcpenergy
+
+    overrides = {"path.forward.impairments": [{"kind": "bernoulli", "p": 0.01}],
+                 "path.forward.impairments.0.p": 0.05}
+    with pytest.raises(tcpenergy.ScenarioError, match="path.forward.impairments.0.p"):
+        tcpenergy.run(quickstart, **overrides)
+    with pytest.raises(tcpenergy.ScenarioError, match="path.forward.impairments.0.p"):
+        tcpenergy.validate(quickstart, **overrides)
+
+
+def test_keys_that_share_only_the_start_of_a_name_do_not_overlap():
+    from tcpenergy.scenario import check_overrides
+
+    check_overrides([("stop", "battery_empty:sender"), ("stop_after", "1h"),
+                     ("path.forward.delay", "5ms"), ("path.forward.delay_x", 1)])
+    with pytest.raises(ScenarioError, match="--set path.forward "):
+        check_overrides([("path.forward.delay", "5ms"), ("path.forward", {})], "--set")
+
+
+def test_a_key_set_twice_runs_and_is_recorded_with_its_last_value(quickstart):
+    overrides = [("tcp.initial_window", 2), ("traffic.bytes", "20KB"), ("tcp.initial_window", 3)]
+    record, _ = api.execute(api.load_scenario(quickstart), None, overrides)
+    assert record["parameters"]["tcp.initial_window"] == 3
+    assert validate(api.load_scenario(quickstart), overrides)["tcp"]["initial_window"] == 3

@@ -6,7 +6,9 @@ declared range."""
 
 from __future__ import annotations
 
+import io
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,6 +23,8 @@ from tcpenergy.experiments.stats import (BOOTSTRAP_BCA, NO_INTERVAL, STUDENT_T, 
                                          STUDENT_T_CUT_LOW, declared_range, interval,
                                          is_non_negative, summarize)
 from tcpenergy.report.cells import cell_stats
+
+REPO = Path(__file__).resolve().parent.parent
 
 # Counts with many zeros and rare large values (timeouts, retransmissions), and small or huge
 # magnitudes (goodput in bit/s, energy per bit in uJ): the shapes that gave negative t bounds.
@@ -284,3 +288,105 @@ def test_summarize_takes_a_range_per_metric_for_derived_columns():
 def test_a_malformed_range_is_refused_with_its_value(within):
     with pytest.raises(ValueError, match="declared range"):
         interval([0.1, 0.2], (0.95,), within=within)
+
+
+# --- every metric's range is declared where the record defines it; intervals hold their mean.
+
+SIGNED = ("efficiency.eee", "efficiency.eee_ideal", "efficiency.energy_potential")
+
+
+def test_seed_004_efficiency_metrics_are_declared_signed_and_uar_at_most_one():
+    for column in ("network.efficiency.eee", "flows.bulk.efficiency.eee_ideal",
+                   "flow.efficiency.energy_potential"):
+        assert declared_range(column) == (-math.inf, math.inf), column
+    assert declared_range("network.efficiency.uar") == (-math.inf, 1.0)
+    assert declared_range("flows.download.efficiency.uar") == (-math.inf, 1.0)
+    assert declared_range("network.efficiency.energy_efficiency") == (0.0, 1.0)
+    assert declared_range("network.risk_index") == (0.0, 1.0)
+
+
+def test_a_column_is_declared_by_its_field_not_by_its_prefix():
+    for column in ("network.not_a_field", "flow.some_new_count", "energy.sender.new_thing",
+                   "nodes.a.mystery", "path.forward.what"):
+        assert declared_range(column) == (-math.inf, math.inf), column
+
+
+def test_every_numeric_field_of_the_shipped_scenarios_records_has_a_declared_range_it_holds():
+    from tcpenergy.api import run
+    from tcpenergy.records import FIELD_RANGES, field_range, flatten
+
+    scenarios = sorted((REPO / "scenarios").glob("*.toml"))
+    assert len(scenarios) > 10
+    seen = set()
+    for path in scenarios:
+        for key, value in flatten(run(path, seed=1)).items():
+            if key.startswith("parameters.") or isinstance(value, bool):
+                continue
+            if not isinstance(value, (int, float)):
+                continue
+            declared = field_range(key)
+            assert declared is not None, f"{path.name}: {key} has no declared range"
+            low, high = declared
+            assert low <= value <= high, f"{path.name}: {key} = {value} outside {declared}"
+            seen.add(key)
+    # The signed fields are declared so, and the runs show why: each is negative somewhere.
+    assert all(FIELD_RANGES[name] == (-math.inf, math.inf) for name in SIGNED)
+    assert any(k.endswith("efficiency.uar") for k in seen)
+
+
+_ANY_VALUES = st.one_of(
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.sampled_from([-0.2143, -0.2121, 0.0, 1.0, 0.999, 1e-9]),
+    st.integers(-3, 3).map(float),
+)
+_METRICS = ["network.efficiency.uar", "network.efficiency.eee", "network.jain_fairness",
+            "flow.timeouts", "flow.goodput_bps", "network.risk_index", "some_derived_column"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab"), _ANY_VALUES), min_size=0, max_size=24),
+       st.sampled_from(_METRICS),
+       st.sampled_from([None, True, (0.0, 1.0), (-1.0, 0.5)]),
+       st.sampled_from([(0.90, 0.95), (0.95,), (0.5, 0.999)]))
+def test_every_interval_contains_its_mean_whatever_the_metric_and_data(rows, metric, declared,
+                                                                      levels):
+    # Data need not keep to the declared range: a wrong declaration must not move an interval
+    # off its mean (as a UAR of -0.21 declared non-negative got [0, 0]).
+    frame = pd.DataFrame({"label.g": [g for g, _ in rows], metric: [v for _, v in rows],
+                          "status": "ok", "complete": True})
+    kwargs = ({} if declared is None else {"non_negative": True} if declared is True
+              else {"within": declared})
+    table = summarize(frame, metrics=[metric], levels=levels, **kwargs)
+    for row in table.to_dict("records"):
+        if row["n"] < 2:
+            continue
+        for level in levels:
+            low, high = row[f"{stats.level_name(level)}_low"], row[f"{stats.level_name(level)}_high"]
+            assert low <= row["mean"] <= high, (row, level)
+    for group in "ab":
+        values = [v for g, v in rows if g == group]
+        if len(values) < 2:
+            continue
+        within = declared_range(metric) if declared is None else (
+            stats.NON_NEGATIVE if declared is True else declared)
+        _, bounds = interval(values, levels, within=within)
+        mean = float(np.mean(values))
+        assert all(low <= mean <= high for low, high in bounds), (values, bounds)
+
+
+def test_summarize_of_uar_over_split_connection_runs_gives_an_interval_around_its_mean(
+        cli, tmp_path):
+    # The scenario's UAR is about -0.21 (its throughput exceeds its fair share): summarized,
+    # it used to get the interval [0, 0], cut at a zero it was wrongly declared not to pass.
+    sweep = tmp_path / "split.toml"
+    sweep.write_text(f'base = "{REPO / "scenarios" / "split-connection.toml"}"\nrepetitions = 3\n')
+    assert cli("sweep", sweep, "--jobs", "1").exit_code == 0
+    result = cli("summarize", sweep.with_suffix(".duckdb"), "--metric", "network.efficiency.uar",
+                 "--format", "csv")
+    assert result.exit_code == 0, result.output
+    row = pd.read_csv(io.StringIO(result.stdout)).iloc[0]
+    assert row["mean"] < 0 and row["ci_method"] == STUDENT_T
+    assert row["ci95_low"] < row["ci90_low"] < row["mean"] < row["ci90_high"] < row["ci95_high"]
+    t_low, t_high = scipy_stats.t.interval(0.95, 2, loc=row["mean"],
+                                           scale=row["std"] / math.sqrt(3))
+    assert row["ci95_low"] == pytest.approx(t_low) and row["ci95_high"] == pytest.approx(t_high)

@@ -14,6 +14,7 @@ from tcpenergy.scenario import (
     Override,
     PathLike,
     Scenario,
+    check_overrides,
     encode_overrides,
     make_scenario,
     read_toml,
@@ -60,14 +61,16 @@ def execute(
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
-    ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order. The record
-    gains ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
+    ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order; two of which
+    one sets a part of the other (``a.b`` and ``a.b.0.p``) raise ScenarioError. The record gains
+    ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
     With ``pcap`` a directory, each interface's packets are written there as ``<from>-<to>.pcap``
     (``sender-receiver.pcap``, ``receiver-sender.pcap`` for a single path) once the run succeeded; an unusable
     directory raises OutputPathError naming ``pcap_option`` before anything runs.
     """
     scenario = _as_scenario(scenario)
     _check_seed(seed)
+    check_overrides(overrides)
     if pcap is None:
         text = engine.run(scenario.to_json(), seed, encode_overrides(overrides), trace)
     else:
@@ -118,6 +121,7 @@ def run_traced(
 
 def validate(scenario: ScenarioLike, **overrides: Any) -> dict:
     """The normalized scenario (every default filled in) after overrides."""
+    check_overrides(list(overrides.items()))
     return _validate(_as_scenario(scenario), list(overrides.items()))
 
 

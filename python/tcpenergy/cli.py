@@ -21,7 +21,7 @@ from tcpenergy.outputs import OutputPathError, check_trace_path, write_trace
 from tcpenergy.report import profiles as profiles_report
 from tcpenergy.report import result as result_report
 from tcpenergy.report import scenario as scenario_report
-from tcpenergy.scenario import parse_assignment
+from tcpenergy.scenario import check_overrides, parse_assignment
 from tcpenergy.scenario import validate as validate_scenario
 
 # Exit statuses: bad input (scenario, options, paths) vs. a failure while running.
@@ -92,7 +92,8 @@ SetOption = Annotated[
     Optional[List[str]],
     typer.Option("--set", metavar="KEY=VALUE",
                  help="Override a scenario key, e.g. --set tcp.variant=newreno "
-                      "(VALUE is read as TOML, else as a string). Repeatable."),
+                      "(VALUE is read as TOML, else as a string). Repeatable; a key and a key "
+                      "inside it (a.b and a.b.0.p) cannot both be set."),
 ]
 
 
@@ -122,6 +123,7 @@ def run_command(
         if pcap is not None:
             check_pcap_dir(pcap, "--pcap")
         overrides = [parse_assignment(item) for item in set_ or []]
+        check_overrides(overrides, "--set")
         loaded = api.load_scenario(scenario)
         record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
                                       pcap=pcap, pcap_option="--pcap")
@@ -149,6 +151,7 @@ def validate_command(
     """Check a scenario; print OK and a summary of it with every default filled in."""
     with _reporting_errors():
         overrides = [parse_assignment(item) for item in set_ or []]
+        check_overrides(overrides, "--set")
         normalized = validate_scenario(api.load_scenario(scenario), overrides)
     if as_json:
         typer.echo(result_report.json_text(normalized))

@@ -188,10 +188,11 @@ def _print_summary(summary, console: Console) -> None:
                           _METHODS.get(row["ci_method"], str(row["ci_method"])))
         console.print(table)
     if len(summary):
-        console.print("CI: t = Student-t; where a t bound would leave the metric's range (below 0, "
-                      "above 1 for Jain's index): BCa = bootstrap (bias-corrected and "
-                      "accelerated), pct = percentile bootstrap, t0/t1/t01 = t cut at 0 / 1 / "
-                      "both (fewer than 10 values); - = n < 2", style="dim")
+        console.print("CI: t = Student-t; where a t bound would leave the metric's declared "
+                      "range (below 0 for a count, time, rate or energy; above 1 for a fraction "
+                      "or UAR): BCa = bootstrap (bias-corrected and accelerated), pct = "
+                      "percentile bootstrap, t0/t1/t01 = t cut at 0 / the upper bound / both "
+                      "(fewer than 10 values); - = n < 2", style="dim")
 
 
 @app.command("export")

@@ -83,6 +83,21 @@ def parse_assignment(text: str) -> Tuple[str, Any]:
     return key, parse_cli_value(value.strip())
 
 
+def check_overrides(overrides: Sequence[Override], what: str = "override") -> None:
+    """Refuse two overrides of which one sets a part of what the other sets (``a.b`` and
+    ``a.b.0.p``): applied in order, the later would undo or amend the earlier, and the run's
+    ``parameters`` would list a value that did not run. A key given twice is not refused: the
+    last value runs and is the one recorded. ``what`` names an override in the message
+    (``"--set"`` on the command line)."""
+    keys = list(dict.fromkeys(key for key, _ in overrides if isinstance(key, str)))
+    for outer in keys:
+        for inner in keys:
+            if inner.startswith(outer + "."):
+                raise scenario_error("", f"{what} {inner} and {what} {outer} overlap ({outer} sets "
+                                         f"it too); give either {outer} or keys inside it, not "
+                                         "both")
+
+
 def _json_default(value: Any) -> Any:
     # TOML has date and time values; the engine reads text.
     if isinstance(value, (datetime.date, datetime.time)):

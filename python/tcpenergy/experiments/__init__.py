@@ -17,7 +17,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from tcpenergy.experiments.errors import ExecutorError, StoreError, SweepAborted, SweepSpecError
+from tcpenergy.experiments.errors import (ExecutorError, RunsNotStored, StoreError, SweepAborted,
+                                         SweepSpecError)
 
 _LAZY = {
     "sweep": "runner",
@@ -32,7 +33,8 @@ _LAZY = {
     "flows_frame": "frame",
 }
 
-__all__ = sorted(_LAZY) + ["ExecutorError", "StoreError", "SweepAborted", "SweepSpecError"]
+__all__ = sorted(_LAZY) + ["ExecutorError", "RunsNotStored", "StoreError", "SweepAborted",
+                           "SweepSpecError"]
 
 
 def __getattr__(name: str) -> Any:

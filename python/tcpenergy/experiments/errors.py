@@ -24,6 +24,11 @@ class StoreError(TcpEnergyError):
     """A results store that cannot be opened or written: not a store, another schema, locked."""
 
 
+class RunsNotStored(TcpEnergyError):
+    """A sweep ran its runs, but its store does not hold them all after writing (the file was
+    removed or replaced while the sweep wrote it)."""
+
+
 class SweepAborted(TcpEnergyError):
     """The sweep stopped before its end (a worker died); every run stored so far is kept."""
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
 
+from tcpenergy.experiments.errors import RunsNotStored
 from tcpenergy.experiments.executors import Result, check_options, make_executor
 from tcpenergy.experiments.plan import Plan, make_plan
 from tcpenergy.experiments.spec import SweepSpec, load_sweep
@@ -146,8 +147,22 @@ def sweep(
             writer = _BatchWriter(st, plan, outcome, st.keys() - stored)
             _execute(writer, plan, todo, make_executor(executor, jobs, scheduler), progress,
                      outcome.skipped)
+        _check_stored(st, plan, outcome)
     outcome.wall_s = time.perf_counter() - started
     return outcome
+
+
+def _check_stored(store: Store, plan: Plan, outcome: SweepOutcome) -> None:
+    """The outcome says every planned run is stored (ran now, or before): check that the store
+    holds them, and that the file at its path is still the one written."""
+    gone = store.gone()
+    held = store.held([run.run_key for run in plan.runs]) if gone is None else 0
+    if gone is None and held == outcome.total:
+        return
+    what = (f"store {store.path} was {gone} while the sweep wrote it" if gone is not None else
+            f"store {store.path} holds {held} of its {outcome.total} runs after writing")
+    raise RunsNotStored(f"sweep {plan.name}: {outcome.ran} runs ran, but {what}; run the sweep "
+                        "again to store the missing runs")
 
 
 def _execute(writer: _BatchWriter, plan: Plan, todo: list, runner: Any,

@@ -5,18 +5,20 @@ interval at level L is m ± t_{(1+L)/2, n-1} · s / sqrt(n); NaN when n < 2. The
 computed here (regularized incomplete beta + Newton), so the package does not need scipy at run
 time; the tests check it against scipy.stats.t.
 
-A metric may be declared to lie in a range [low, high] (:func:`declared_range`: a fraction such
-as Jain's index in [0, 1], :data:`FRACTION_SUFFIXES`; a non-negative quantity in [0, inf),
-:data:`NON_NEGATIVE_PREFIXES` and :data:`NON_NEGATIVE_COLUMNS`; anything else unbounded), read
-from the record's definition, not guessed from the data. It keeps the Student-t interval when
-that lies within the range at every level asked for; otherwise the row gets, from
-:data:`BOOTSTRAP_MIN_N` values on, a BCa bootstrap interval of the mean (percentile bootstrap
-where BCa is undefined), whose bounds lie within the data's range and so within the declared
-range, and with fewer values the t interval cut at the range's bounds (the true mean lies in the
-range, so the cut keeps t's coverage). The resamples come from a generator with a fixed seed
-(:data:`BOOTSTRAP_SEED`) over the sorted values: the same values always give the same interval.
-The column ``ci_method`` says which method gave each row, and for a cut which end was cut. See
-docs/experiments.md for the equations.
+A metric may be declared to lie in a range [low, high] (:func:`declared_range`, from the table of
+result fields :data:`tcpenergy.records.FIELD_RANGES`: a fraction such as Jain's index in [0, 1];
+a count, time, rate or energy in [0, inf); UAR at most 1; EEE and EP signed; any column the table
+does not name unbounded), read from the record's definition, not guessed from the data. It keeps
+the Student-t interval when that lies within the range at every level asked for; otherwise the
+row gets, from :data:`BOOTSTRAP_MIN_N` values on, a BCa bootstrap interval of the mean (percentile
+bootstrap where BCa is undefined), whose bounds lie within the data's range and so within the
+declared range, and with fewer values the t interval cut at the range's bounds (the true mean lies
+in the range, so the cut keeps t's coverage). The resamples come from a generator with a fixed
+seed (:data:`BOOTSTRAP_SEED`) over the sorted values: the same values always give the same
+interval. Every interval contains the group's mean: where the mean itself lies beyond an end of
+the declared range (the declaration does not hold for those values, or rounding put it an ulp
+past), that end is not used. The column ``ci_method`` says which method gave each row, and for a
+cut which end was cut. See docs/experiments.md for the equations.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import TYPE_CHECKING, Collection, List, Mapping, Optional, Sequence,
 
 from tcpenergy.experiments.completeness import hashable, ok, usable
 from tcpenergy.experiments.frame import label_columns
+from tcpenergy.records import (FRACTION, NON_NEGATIVE, UNBOUNDED, Range,  # noqa: F401
+                               field_range)
 from tcpenergy.report.metrics import NETWORK_TOTALS
 
 if TYPE_CHECKING:
@@ -47,21 +51,6 @@ DEFAULT_METRICS = (
     *(metric.column for metric in NETWORK_TOTALS),
 )
 LEVELS = (0.90, 0.95)
-
-# Every field of a result record is a count, a time, a rate, an energy or (Jain's index) a
-# fraction in (0, 1]: none can be negative. Declared, so that the interval method does not depend
-# on whether a sample happens to hold a negative value.
-NON_NEGATIVE_PREFIXES = ("flow.", "energy.", "path.", "cpu.", "flows.", "nodes.", "links.",
-                         "channels.", "network.")
-NON_NEGATIVE_COLUMNS = ("sim_time_s", "events", "wall_s")
-# Fields that are fractions, bounded above too: Jain's index (Σx)² / (n Σx²) lies in [1/n, 1]
-# (docs/units-and-scenarios.md, "Network records"); it is the record's only such field.
-FRACTION_SUFFIXES = (".jain_fairness",)
-
-Range = Tuple[float, float]
-UNBOUNDED: Range = (-math.inf, math.inf)
-NON_NEGATIVE: Range = (0.0, math.inf)
-FRACTION: Range = (0.0, 1.0)
 
 STUDENT_T = "student-t"
 STUDENT_T_CUT = "student-t-cut-at-zero"  # the lower end raised to a declared low of 0
@@ -186,14 +175,11 @@ def level_name(level: float) -> str:
 
 
 def declared_range(metric: str) -> Range:
-    """The range [low, high] that ``metric`` (a runs-frame column) is declared to lie in:
-    :data:`FRACTION` for a fraction, :data:`NON_NEGATIVE` for another result field or run
-    column, :data:`UNBOUNDED` for anything else."""
-    if metric.endswith(FRACTION_SUFFIXES):
-        return FRACTION
-    if metric in NON_NEGATIVE_COLUMNS or metric.startswith(NON_NEGATIVE_PREFIXES):
-        return NON_NEGATIVE
-    return UNBOUNDED
+    """The range [low, high] that ``metric`` (a runs-frame column) is declared to lie in: the
+    range of the result field it is (:func:`tcpenergy.records.field_range`), :data:`UNBOUNDED`
+    for any other column."""
+    found = field_range(metric)
+    return UNBOUNDED if found is None else found
 
 
 def is_non_negative(metric: str) -> bool:
@@ -212,7 +198,7 @@ def interval(values: Sequence[float], levels: Sequence[float] = LEVELS,
     else unbounded."""
     import numpy as np
 
-    low, high = _checked_range(within) if within is not None else (
+    declared = _checked_range(within) if within is not None else (
         NON_NEGATIVE if non_negative else UNBOUNDED)
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -220,10 +206,33 @@ def interval(values: Sequence[float], levels: Sequence[float] = LEVELS,
     if n < 2:
         return NO_INTERVAL, [(math.nan, math.nan) for _ in levels]
     mean, std = float(x.mean()), float(x.std(ddof=1))
-    bounds = [t_interval(level, n, mean, std) for level in levels]
-    if (low, high) == UNBOUNDED or all(lo >= low and hi <= high for lo, hi in bounds):
-        return STUDENT_T, bounds
-    return _bounded_interval(x, bounds, levels, (low, high))
+    return _fitted(x, mean, [t_interval(level, n, mean, std) for level in levels], levels,
+                   declared)
+
+
+def _fitted(x, mean: float, t_bounds: Sequence[Tuple[float, float]], levels: Sequence[float],
+            declared: Range) -> Tuple[str, List[Tuple[float, float]]]:
+    """The method and bounds for values ``x`` with mean ``mean`` (as reported) and Student-t
+    bounds ``t_bounds``, for a metric declared to lie in ``declared``: the bounds always contain
+    the mean (see :func:`_kept_range`)."""
+    within = _kept_range(declared, mean)
+    if within == UNBOUNDED:
+        return STUDENT_T, list(t_bounds)
+    low, high = within
+    if all(lo >= low and hi <= high for lo, hi in t_bounds):
+        return STUDENT_T, list(t_bounds)
+    method, bounds = _bounded_interval(x, t_bounds, levels, within)
+    # A t bound cut at a range that holds the mean still has the mean inside; a bootstrap bound
+    # is a quantile of resampled means, which rounding may put an ulp past the sample mean.
+    return method, [(min(lo, mean), max(hi, mean)) for lo, hi in bounds]
+
+
+def _kept_range(declared: Range, mean: float) -> Range:
+    """The declared range, without an end the mean lies beyond: such a mean says the declaration
+    does not hold for these values (or, by an ulp, that rounding put it there), and cutting the
+    interval at that end would leave the mean out."""
+    low, high = declared
+    return (-math.inf if mean < low else low), (math.inf if mean > high else high)
 
 
 def _bounded_interval(x, t_bounds: Sequence[Tuple[float, float]], levels: Sequence[float],
@@ -422,19 +431,23 @@ def _intervals(part: "pd.DataFrame", values, group, levels: Sequence[float], wit
     for i, level in enumerate(levels):
         half = np.array([_half_width(level, k, s) for k, s in zip(n, std)])
         bounds[:, i, 0], bounds[:, i, 1] = mean - half, mean + half
+    if within == UNBOUNDED:
+        return list(methods), bounds
     low, high = within
-    if within != UNBOUNDED:
-        outside = (bounds[:, :, 0] < low) | (bounds[:, :, 1] > high)
-        redo = np.flatnonzero((n >= 2) & outside.any(axis=1))
-        if len(redo):
-            order = np.argsort(group, kind="stable")
-            starts = np.searchsorted(group[order], redo)
-            stops = np.searchsorted(group[order], redo, side="right")
-            for row, start, stop in zip(redo, starts, stops):
-                sample = values[order[start:stop]]
-                method, rows = _bounded_interval(sample[~np.isnan(sample)],
-                                                 [tuple(b) for b in bounds[row]], levels, within)
-                methods[row], bounds[row] = method, rows
+    # Each group's range: the declared one without an end its mean lies beyond (_kept_range).
+    lows = np.where(mean < low, -np.inf, low)
+    highs = np.where(mean > high, np.inf, high)
+    outside = (bounds[:, :, 0] < lows[:, None]) | (bounds[:, :, 1] > highs[:, None])
+    redo = np.flatnonzero((n >= 2) & outside.any(axis=1))
+    if len(redo):
+        order = np.argsort(group, kind="stable")
+        starts = np.searchsorted(group[order], redo)
+        stops = np.searchsorted(group[order], redo, side="right")
+        for row, start, stop in zip(redo, starts, stops):
+            sample = values[order[start:stop]]
+            method, rows = _fitted(sample[~np.isnan(sample)], float(mean[row]),
+                                   [tuple(b) for b in bounds[row]], levels, within)
+            methods[row], bounds[row] = method, rows
     return list(methods), bounds
 
 

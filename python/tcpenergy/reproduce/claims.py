@@ -500,11 +500,14 @@ def settings_by(frame, by: Sequence[str]) -> Dict[tuple, frozenset]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def stat_of(frame, values: Sequence[float], level: float = LEVEL) -> Stat:
-    """Mean and interval of ``values`` (one per replicate; Student-t where it stays non-negative,
-    else the project's non-negative interval, ``experiments.stats.interval``: every claim metric is
-    a count, a rate or an energy), carrying the settings of ``frame`` (the runs they came from)."""
-    from tcpenergy.experiments.stats import interval
+def stat_of(frame, values: Sequence[float], level: float = LEVEL,
+            within: Optional[Tuple[float, float]] = None) -> Stat:
+    """Mean and interval of ``values`` (one per replicate; ``experiments.stats.interval``:
+    Student-t where it stays within ``within``, the range the metric is declared to lie in, else
+    the project's bounded interval; without ``within``, [0, inf): a claim's own derived metrics
+    are counts, rates, energies and shares), carrying the settings of ``frame`` (the runs they came
+    from)."""
+    from tcpenergy.experiments.stats import NON_NEGATIVE, interval
 
     vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     settings = frozenset(frame[SETTING]) if SETTING in getattr(frame, "columns", ()) else frozenset()
@@ -514,7 +517,7 @@ def stat_of(frame, values: Sequence[float], level: float = LEVEL) -> Stat:
     mean = sum(vals) / n
     if n < 2:
         return Stat(mean, math.nan, math.nan, n, settings)
-    _, [(low, high)] = interval(vals, (level,), non_negative=True)
+    _, [(low, high)] = interval(vals, (level,), within=NON_NEGATIVE if within is None else within)
     return Stat(mean, low, high, n, settings)
 
 

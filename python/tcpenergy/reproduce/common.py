@@ -263,10 +263,17 @@ def write_experiment(exp: Experiment, directory: Path, paper_id: str) -> Path:
 
 
 def output_layout(out_dir: Path):
-    """Create OUT and return (OUT, OUT/sweeps, OUT/runs.duckdb), the layout every reproduction writes."""
+    """Create OUT and return (OUT, OUT/sweeps, OUT/runs.duckdb), the layout every reproduction writes.
+    The store of an earlier reproduction into OUT is checked first (StoreError if it is not an intact
+    store), so a damaged one is refused before anything is written."""
+    from tcpenergy.experiments.store import check_store
+
     out_dir = Path(out_dir)
+    store_path = out_dir / "runs.duckdb"
+    if store_path.exists():
+        check_store(store_path)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return out_dir, out_dir / "sweeps", out_dir / "runs.duckdb"
+    return out_dir, out_dir / "sweeps", store_path
 
 
 def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress: bool):

@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequen
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from tcpenergy.records import field_range
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce.claims import Stat, Verdict
 
@@ -308,7 +309,8 @@ class Data:
         if (per_seed["size"] > 1).any() and not rule.average_over:
             raise RuleError(f"{term}: the rule selects several runs per seed; name the column they differ in "
                             "as average_over, or narrow the selection")
-        return C.stat_of(part, per_seed["mean"].tolist(), rule.level)
+        # A result field keeps to the range its record declares (UAR, EEE and EP are signed).
+        return C.stat_of(part, per_seed["mean"].tolist(), rule.level, within=field_range(column))
 
     def cells(self, rule: Rule) -> List[Dict[str, Any]]:
         if not rule.for_each:
