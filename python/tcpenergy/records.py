@@ -45,8 +45,8 @@ _NON_NEGATIVE_FIELDS = (
     "originated_packets", "received_packets",
     # a link direction (`path.<dir>.*`, `links.<a->b>.*`, a channel's interfaces), a pipe
     "bytes_sent", "packets_sent", "packets_delivered", "dropped_queue", "dropped_channel",
-    "dropped_red", "marked_ce", "held_outage", "cross_offered", "cross_dropped", "packets",
-    "dropped",
+    "dropped_red", "marked_ce", "held_outage", "cross_offered", "cross_dropped", "queued",
+    "packets", "dropped",
     # a channel (`channels.<name>.*`)
     "data_attempts", "delivered", "retries", "collisions", "rts_collisions", "rts_sent",
     "cts_sent", "beacons_sent", "ps_polls_sent", "drops_queue", "drops_retry_limit",
@@ -71,7 +71,7 @@ _FRACTION_FIELDS = (
     # seed 001's efficiency 1 / (1 + O), O >= 0
     "efficiency.energy_efficiency",
     # booleans: a mean of them is a share
-    "complete", "unfavored",
+    "complete", "unfavored", "closed",
 )
 # The range [low, high] each numeric field of a result record is defined to lie in
 # (docs/units-and-scenarios.md "Result record" and "Network records", docs/models/metrics.md), by
