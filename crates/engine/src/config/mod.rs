@@ -9,6 +9,7 @@
 
 pub mod serde_units;
 mod battery;
+mod messages;
 pub mod channel;
 mod e2tcp;
 mod impairments;
@@ -716,16 +717,8 @@ pub(crate) fn typed<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<
             }
             path.push_str(&part);
         }
-        EngineError::config(path, tidy_serde_message(&e.into_inner().to_string()))
+        EngineError::config(path, messages::user_message(&e.into_inner().to_string()))
     })
-}
-
-/// serde_json appends " at line 1 column 2" to some messages; a JSON value has no lines.
-fn tidy_serde_message(msg: &str) -> String {
-    match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
