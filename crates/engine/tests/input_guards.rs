@@ -132,3 +132,60 @@ fn an_integer_too_large_for_its_key_is_reported_as_too_large_with_the_maximum() 
     let (path, msg) = err_of_json("{}", &[("seed", "1000000000000000000000000000000")]);
     assert_eq!((path.as_str(), msg.as_str()), ("seed", "1e30 is too large: at most 18446744073709551615"));
 }
+
+#[test]
+fn retransmission_timers_and_probes_shorter_than_one_millisecond_are_refused() {
+    // min_rto = max_rto = "1ns" used to cost about a billion events per simulated second.
+    let (path, msg) = err_of("[tcp]\nmin_rto = \"1ns\"\nmax_rto = \"1ns\"");
+    assert_eq!(path, "tcp.min_rto");
+    assert!(msg.contains("at least 1ms") && msg.contains("got 1ns"), "{msg}");
+    for (key, table) in [
+        ("initial_rto", "[tcp]\ninitial_rto = \"999us\""),
+        ("fixed_rto", "[tcp]\nfixed_rto = \"1us\""),
+        ("elfn_probe_interval", "[tcp]\nelfn_probe_interval = \"10ns\""),
+        ("e2tcp.min_timeout", "[tcp]\nvariant = \"e2tcp\"\ne2tcp = { min_timeout = \"100us\" }"),
+    ] {
+        let (path, msg) = err_of(table);
+        assert_eq!(path, format!("tcp.{key}"), "{msg}");
+        assert!(msg.contains("at least 1ms"), "{msg}");
+    }
+    let per_flow = network("{ kind = \"cbr\", rate = \"1Mbps\", packet = 1000 }")
+        .replace("transport = \"udp\"", "tcp = { min_rto = \"1ns\" }");
+    assert_eq!(err_of(&per_flow).0, "flows.0.tcp.min_rto");
+    // The bound itself is allowed (and ns-2's 200 ms, the shipped scenarios' values, far above it).
+    assert!(Scenario::from_toml("[tcp]\nmin_rto = \"1ms\"\nmax_rto = \"1ms\"\ninitial_rto = \"1ms\"").is_ok());
+}
+
+#[test]
+fn an_on_off_interval_shorter_than_one_millisecond_is_refused() {
+    // An on/off interval of "1ns" used to be accepted.
+    let (path, msg) = err_of(&network("{ kind = \"on_off\", message = 100, interval = \"1ns\" }"));
+    assert_eq!(path, "flows.0.traffic.interval");
+    assert!(msg.contains("at least 1ms") && msg.contains("got 1ns"), "{msg}");
+    assert!(Scenario::from_toml(&network("{ kind = \"on_off\", message = 100, interval = \"1ms\" }")).is_ok());
+}
+
+#[test]
+fn a_battery_sample_shorter_than_one_second_is_refused() {
+    // sample = "1ms" over a 3.4 h lifetime took 36.6 s and 891 MB; "1us" aborted the process.
+    let with_sample = |sample: &str| network("{ kind = \"cbr\", rate = \"1Mbps\", packet = 1000 }")
+        .replace("a = {}", &format!("a = {{ battery = {{ capacity = \"4000mAh\", voltage = \"10.8V\", sample = \"{sample}\" }} }}"));
+    for sample in ["1us", "1ms", "999ms"] {
+        let (path, msg) = err_of(&with_sample(sample));
+        assert_eq!(path, "nodes.a.battery.sample");
+        assert!(msg.contains("at least 1s"), "{msg}");
+    }
+    assert!(Scenario::from_toml(&with_sample("1s")).is_ok());
+}
+
+#[test]
+fn a_queue_of_more_than_a_million_packets_is_refused() {
+    // A queue's storage is sized from its capacity: queue = 4000000000 aborted the process
+    // ("memory allocation of 32000000008 bytes failed").
+    let (path, msg) = err_of("[path.forward]\nqueue = 4000000000");
+    assert_eq!(path, "path.forward.queue");
+    assert!(msg.contains("between 1 and 1000000 packets"), "{msg}");
+    let (path, _) = err_of(&network("{ kind = \"cbr\", rate = \"1Mbps\", packet = 1000 }").replacen("delay = \"1ms\"", "delay = \"1ms\"\nqueue = 2000000", 1));
+    assert_eq!(path, "links.0.forward.queue");
+    assert!(Scenario::from_toml("[path.forward]\nqueue = 1000000").is_ok());
+}
