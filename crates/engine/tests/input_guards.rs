@@ -189,3 +189,33 @@ fn a_queue_of_more_than_a_million_packets_is_refused() {
     assert_eq!(path, "links.0.forward.queue");
     assert!(Scenario::from_toml("[path.forward]\nqueue = 1000000").is_ok());
 }
+
+#[test]
+fn a_petabyte_transfer_cut_short_by_stop_after_runs_without_reserving_logs_for_all_of_it() {
+    // The sender's and receiver's radio logs were reserved for every segment of the transfer
+    // up front: 1 PB aborted the process ("memory allocation of 10958904110608 bytes failed").
+    let s = Scenario::from_toml("stop_after = \"1s\"\n[traffic]\nkind = \"bulk\"\nbytes = 1000000000000000").unwrap();
+    let r = tcpenergy_engine::run(&s, 1, tcpenergy_engine::RunOptions::default()).unwrap();
+    assert!(!r.complete && r.flow.bytes_delivered > 0);
+}
+
+#[test]
+fn a_battery_series_too_long_to_keep_is_an_error_naming_the_sample_not_an_abort() {
+    // The remaining-capacity series grew one sample at a time: a series too long for memory
+    // aborted the process ("memory allocation of 4294967296 bytes failed", issue #24). It is now
+    // reserved fallibly and bounded (energy::battery::MAX_SERIES_SAMPLES).
+    let text = format!(
+        "stop = \"battery_empty:a\"\n{}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"d\"\ntransport = \"udp\"\nstart = \"5000000h\"\ntraffic = {{ kind = \"cbr\", rate = \"1Mbps\", packet = 1000 }}\n",
+        include_str!("data/chain4.toml")
+            .replace("stop_after = \"300s\"", "stop_after = \"5000000h\"")
+            .replace("a = {}", "a = { battery = { capacity = \"4000mAh\", voltage = \"10.8V\", sample = \"1s\" } }")
+    );
+    let s = Scenario::from_toml(&text).unwrap();
+    match tcpenergy_engine::run_network(&s, 1) {
+        Err(EngineError::Config { path, message }) => {
+            assert_eq!(path, "nodes.a.battery.sample");
+            assert!(message.contains("18000000002 samples") && message.contains("at most 10000000"), "{message}");
+        }
+        other => panic!("expected an error naming the battery's sample, got {other:?}"),
+    }
+}
