@@ -98,6 +98,9 @@ pub struct RunOptions {
     pub record_deliveries: bool,
     /// Record every frame each link starts serializing, for pcap files ([`run_captured`]).
     pub capture: bool,
+    /// Run even when the estimate says the run is far beyond this machine (`crate::budget`;
+    /// checked by `run_json` and `run_json_captured`).
+    pub force: bool,
 }
 
 pub struct World<'a> {
