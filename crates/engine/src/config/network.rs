@@ -741,7 +741,7 @@ fn read_traffic(v: &Value, at: &str) -> Result<FlowTraffic, EngineError> {
         FlowTraffic::OnOff { message, .. } if message == 0 || message > 1 << 30 => {
             Err(err(format!("{at}.message"), "must be between 1 byte and 1 GiB"))
         }
-        FlowTraffic::OnOff { interval, .. } if interval < super::MIN_TIMER => super::check_min_timer(interval, &format!("{at}.interval")).map(|_| t),
+        FlowTraffic::OnOff { interval, .. } => super::check_min_timer(interval, &format!("{at}.interval")).map(|()| t),
         FlowTraffic::Cbr { rate, .. } if rate == 0 => Err(err(format!("{at}.rate"), "must be > 0")),
         FlowTraffic::Cbr { packet, .. } if packet == 0 || packet > 65_507 => {
             Err(err(format!("{at}.packet"), "must be between 1 and 65507 bytes of payload"))
