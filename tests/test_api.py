@@ -209,3 +209,37 @@ def test_readme_python_api_example_frame_groups_by_loss():
     means = namespace["by_loss"]["flow.goodput_bps"].mean()
     assert means[0.0] > means[0.01] > means[0.05]  # more loss, less goodput
     assert frame.groupby(loss)["parameters.seed"].apply(sorted).tolist() == [[1, 2, 3, 4, 5]] * 3
+
+
+# A battery run of about 570 years sampled every second, nothing sent: terabytes of battery
+# series (issue #24 item 4; docs/units-and-scenarios.md "Bounds").
+BATTERY = REPO / "scenarios" / "agrawal2003-battery.toml"
+HUGE_BATTERY = {"nodes.sender.battery.sample": "1s", "stop_after": "5000000h", "flows.0.start": "5000000h"}
+
+
+def test_estimate_reports_events_memory_their_keys_and_the_limits(quickstart):
+    est = tcpenergy.estimate(quickstart)
+    assert est["refusal"] is None
+    assert 0 < est["events"] < est["limits"]["events"] and 0 < est["memory_bytes"] < est["limits"]["memory_bytes"]
+    assert {"key", "what", "events", "memory_bytes"} <= set(est["parts"][0])
+    assert "traffic.bytes" in [p["key"] for p in est["parts"]]
+    assert est["summary"].startswith("about ")
+
+
+def test_a_run_far_beyond_the_machine_raises_scenario_error_naming_the_key():
+    est = tcpenergy.estimate(BATTERY, **HUGE_BATTERY)
+    assert est["refusal"]["path"] == "nodes.sender.battery.sample"
+    with pytest.raises(tcpenergy.ScenarioError) as info:
+        tcpenergy.run(BATTERY, **HUGE_BATTERY)
+    assert info.value.path == "nodes.sender.battery.sample"
+    assert "memory" in info.value.message and "force=True" in info.value.message
+
+
+def test_a_forced_run_warns_and_fails_cleanly_where_memory_runs_out():
+    # Forced, the run starts; the battery's series, reserved fallibly, is then refused as an error
+    # rather than aborting the interpreter on a failed allocation.
+    with pytest.warns(tcpenergy.api.BeyondMachineWarning, match="nodes.sender.battery.sample"):
+        with pytest.raises(tcpenergy.ScenarioError) as info:
+            tcpenergy.run(BATTERY, force=True, **HUGE_BATTERY)
+    assert info.value.path == "nodes.sender.battery.sample"
+    assert "samples" in info.value.message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,30 @@ def test_a_key_set_twice_runs_and_is_recorded_with_its_last_value(quickstart):
     record, _ = api.execute(api.load_scenario(quickstart), None, overrides)
     assert record["parameters"]["tcp.initial_window"] == 3
     assert validate(api.load_scenario(quickstart), overrides)["tcp"]["initial_window"] == 3
+
+
+# A battery run of about 570 years sampled every second, nothing sent: terabytes of battery
+# series (issue #24 item 4; docs/units-and-scenarios.md "Bounds").
+BATTERY = Path(__file__).resolve().parent.parent / "scenarios" / "agrawal2003-battery.toml"
+HUGE_BATTERY = ["--set", "nodes.sender.battery.sample=1s", "--set", "stop_after=5000000h",
+                "--set", "flows.0.start=5000000h"]
+
+
+def test_a_run_far_beyond_the_machine_is_refused_in_one_line_naming_the_key(cli, tmp_path):
+    pcap = tmp_path / "pcap"
+    result = cli("run", BATTERY, *HUGE_BATTERY, "--pcap", pcap)
+    assert_user_error(result, "error: nodes.sender.battery.sample:", "of memory", "--force")
+    assert not pcap.exists() or list(pcap.iterdir()) == []
+
+
+def test_a_forced_run_whose_memory_runs_out_fails_in_one_line_and_does_not_abort():
+    # A real process: an allocation failure used to abort it (SIGABRT and a Rust backtrace).
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcpenergy", "run", str(BATTERY), *HUGE_BATTERY, "--force"],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    warning, error = proc.stderr.strip().splitlines()
+    assert warning.startswith("warning: nodes.sender.battery.sample:") and "running anyway (--force)" in warning
+    assert error.startswith("error: nodes.sender.battery.sample:") and "samples" in error

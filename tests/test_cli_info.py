@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -18,6 +19,21 @@ def test_validate_prints_ok_and_normalized_summary(cli, quickstart):
     assert result.stdout.startswith("OK")
     for text in ("quickstart", "sack", "bernoulli", QUICKSTART_PROFILE, "always_on"):
         assert text in result.stdout
+
+
+def test_validate_prints_the_estimate_of_the_run(cli, quickstart):
+    result = cli("validate", quickstart)
+    assert result.exit_code == 0, result.output
+    assert re.search(r"Estimated run: about [0-9.]+e[0-9]+ events and [0-9.]+ MB of memory", result.stdout), result.stdout
+    assert result.stderr == ""
+
+
+def test_validate_warns_of_a_run_far_beyond_the_machine_but_succeeds(cli, quickstart):
+    result = cli("validate", quickstart, "--set", 'traffic.bytes="900000GB"', "--set", 'stop_after="5000000h"',
+                 "--set", 'energy.sender="ideal-nic-0.3"', "--set", 'energy.receiver="ideal-nic-0.3"',
+                 "--set", 'path.forward.rate="1000Gbps"', "--set", 'path.reverse.rate="1000Gbps"')
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("warning: traffic.bytes: the run would process about"), result.stderr
 
 
 def test_validate_json_fills_in_defaults(cli, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
@@ -51,6 +52,23 @@ def _check_seed(seed: Optional[int]) -> None:
         raise scenario_error("seed", f"must be an integer in [0, 2^64-1], got {seed!r}")
 
 
+class BeyondMachineWarning(RuntimeWarning):
+    """A forced run that its estimate says is far beyond this machine."""
+
+
+def estimate(scenario: ScenarioLike, *, trace: bool = False, pcap: bool = False, **overrides: Any) -> dict:
+    """What a run would cost, estimated before it starts: ``events``, ``memory_bytes``, the
+    ``parts`` each comes from (``key``, ``what``, ``events``, ``memory_bytes``, largest first),
+    this machine's ``limits``, a one-line ``summary`` and, for a run far beyond the limits, the
+    ``refusal`` (``path``, ``message``, and ``reason``: the message without its advice) that
+    :func:`run` raises unless ``force=True``."""
+    return _estimate(_as_scenario(scenario), list(overrides.items()), trace, pcap)
+
+
+def _estimate(scenario: Scenario, overrides: Sequence[Override], trace: bool, pcap: bool) -> dict:
+    return json.loads(engine.estimate(scenario.to_json(), encode_overrides(overrides), trace, pcap))
+
+
 def execute(
     scenario: ScenarioLike,
     seed: Optional[int] = None,
@@ -58,6 +76,7 @@ def execute(
     trace: bool = False,
     pcap: Optional[PathLike] = None,
     pcap_option: str = "pcap",
+    force: bool = False,
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
@@ -67,15 +86,24 @@ def execute(
     With ``pcap`` a directory, each interface's packets are written there as ``<from>-<to>.pcap``
     (``sender-receiver.pcap``, ``receiver-sender.pcap`` for a single path) once the run succeeded; an unusable
     directory raises OutputPathError naming ``pcap_option`` before anything runs.
+    A run whose estimate (:func:`estimate`) is far beyond this machine raises ScenarioError
+    naming the key that drives it, unless ``force``; then it warns (BeyondMachineWarning) and runs.
     """
     scenario = _as_scenario(scenario)
     _check_seed(seed)
     check_overrides(overrides)
+    encoded = encode_overrides(overrides)
+    if force:
+        refusal = _estimate(scenario, overrides, trace, pcap is not None).get("refusal")
+        if refusal:
+            where = f"{refusal['path']}: " if refusal["path"] else ""
+            warnings.warn(f"{where}{refusal['reason']}; running anyway (forced)", BeyondMachineWarning,
+                          stacklevel=2)
     if pcap is None:
-        text = engine.run(scenario.to_json(), seed, encode_overrides(overrides), trace)
+        text = engine.run(scenario.to_json(), seed, encoded, trace, force)
     else:
         check_pcap_dir(Path(pcap), pcap_option)
-        text, files = engine.run_captured(scenario.to_json(), seed, encode_overrides(overrides), trace)
+        text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force)
         write_pcap_dir(Path(pcap), files, pcap_option)
     record = json.loads(text)
     columns = record.pop("trace", None)
@@ -97,25 +125,26 @@ def parameters(scenario: Scenario, seed: Optional[int] = None,
 
 
 def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[PathLike] = None,
-        **overrides: Any) -> dict:
+        force: bool = False, **overrides: Any) -> dict:
     """Run a scenario (a Scenario, a dict or a path) and return its result record as a dict.
 
     ``seed`` replaces the scenario's seed; keyword overrides use dotted keys, e.g.
     ``run(s, **{"tcp.variant": "newreno", "path.forward.impairments.0.p": 0.05})``.
     ``pcap=DIR`` also writes each interface's packets to ``DIR/<from>-<to>.pcap``
     (``sender-receiver.pcap`` and ``receiver-sender.pcap`` for a single path; docs/capture.md).
+    A run far beyond this machine (:func:`estimate`) raises ScenarioError unless ``force=True``.
     """
-    record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap)
+    record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap, force=force)
     return record
 
 
 def run_traced(
-    scenario: ScenarioLike, seed: Optional[int] = None, **overrides: Any
+    scenario: ScenarioLike, seed: Optional[int] = None, *, force: bool = False, **overrides: Any
 ) -> Tuple[dict, "pd.DataFrame"]:
     """Like :func:`run`, and also return the sender's time series (cwnd, RTO, radio state, power...)."""
     import pandas as pd
 
-    record, columns = execute(scenario, seed, list(overrides.items()), trace=True)
+    record, columns = execute(scenario, seed, list(overrides.items()), trace=True, force=force)
     return record, pd.DataFrame(columns or {})
 
 

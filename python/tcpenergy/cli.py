@@ -4,6 +4,7 @@
 # older typer releases (the newest on Python 3.9) cannot resolve them from strings.
 
 import sys
+import warnings
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -115,6 +116,11 @@ def run_command(
                                     "path; DIR is created if missing).",
                      metavar="DIR"),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Run even when the estimate says the run is far beyond this "
+                                     "machine (too many events or too much memory); warn instead."),
+    ] = False,
 ) -> None:
     """Run one scenario and print its result."""
     with _reporting_errors():
@@ -125,8 +131,16 @@ def run_command(
         overrides = [parse_assignment(item) for item in set_ or []]
         check_overrides(overrides, "--set")
         loaded = api.load_scenario(scenario)
-        record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
-                                      pcap=pcap, pcap_option="--pcap")
+        if force:
+            # Say so before a run that may take long; the API's own warning would come after.
+            refusal = api._estimate(loaded, overrides, trace is not None, pcap is not None)["refusal"]
+            if refusal:
+                where = f"{refusal['path']}: " if refusal["path"] else ""
+                typer.echo(f"warning: {where}{refusal['reason']}; running anyway (--force)", err=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", api.BeyondMachineWarning)
+            record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
+                                          pcap=pcap, pcap_option="--pcap", force=force)
     if trace is not None:
         import pandas as pd
 
@@ -152,12 +166,18 @@ def validate_command(
     with _reporting_errors():
         overrides = [parse_assignment(item) for item in set_ or []]
         check_overrides(overrides, "--set")
-        normalized = validate_scenario(api.load_scenario(scenario), overrides)
+        loaded = api.load_scenario(scenario)
+        normalized = validate_scenario(loaded, overrides)
+        cost = api._estimate(loaded, overrides, False, False)
     if as_json:
         typer.echo(result_report.json_text(normalized))
         return
     typer.echo(f"OK: {scenario}")
     scenario_report.print_summary(normalized, Console())
+    typer.echo(f"Estimated run: {cost['summary']}")
+    if cost["refusal"]:
+        where = f"{cost['refusal']['path']}: " if cost["refusal"]["path"] else ""
+        typer.echo(f"warning: {where}{cost['refusal']['reason']}; tcpenergy run refuses it without --force", err=True)
 
 
 @app.command("profiles")

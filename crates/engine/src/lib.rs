@@ -9,6 +9,7 @@
 //! congestion control, loss recovery), `energy` (profiles, CPU costs, meter), `metrics` (traces),
 //! `result` (the result record), `capture` (packets as pcap files, outside the record).
 
+pub mod budget;
 pub mod capture;
 pub mod config;
 pub mod energy;
@@ -79,8 +80,14 @@ pub fn run_json(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<Stri
 }
 
 /// Run a scenario of either form; its record as JSON and, when `opts.capture`, every frame each
-/// interface started serializing.
+/// interface started serializing. Unless `opts.force`, a run whose estimate is beyond this
+/// machine ([`budget::estimate`], [`budget::Limits::of_this_machine`]) is refused with a config
+/// error naming the key that drives it.
 pub fn run_json_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(String, Option<Capture>), EngineError> {
+    // A run far beyond the machine is refused before it starts, unless forced (budget.rs).
+    if !opts.force {
+        budget::estimate(scenario, &opts).check(&budget::Limits::of_this_machine())?;
+    }
     if scenario.network.is_none() {
         return sim::run_captured(scenario, seed, opts).map(|(r, c)| (r.to_json(), c));
     }

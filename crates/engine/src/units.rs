@@ -94,49 +94,87 @@ pub fn airtime(bytes: u64, rate_bps: u64) -> SimDuration {
     }
 }
 
-/// Split a quantity string into its decimal number and unit suffix: `"1.5ms"` -> (1.5 as a
-/// fraction, "ms"). The number is kept as an exact decimal (integer part, fraction digits).
+/// A quantity's number, kept as an exact decimal: integer part, fraction digits (trailing zeros
+/// removed, at most `MAX_FRAC_DIGITS` of them kept) and whether a non-zero digit was dropped.
 struct Decimal {
     int: u128,
     frac: u128,
     frac_digits: u32,
+    truncated: bool,
 }
 
-fn split_number(s: &str) -> Option<(Decimal, &str)> {
+/// Fraction digits kept: enough for any exact duration (a whole number of nanoseconds needs at
+/// most 13 after an hour) and far below u128 overflow once scaled (10^24 x 3.6e12 < 2^128).
+const MAX_FRAC_DIGITS: usize = 24;
+
+/// Why a quantity string is not a number with a unit, or not a value the engine can hold.
+enum NumberError {
+    /// Not a number followed by a unit.
+    Syntax,
+    /// More than a 64-bit count of the base unit can hold.
+    Overflow,
+    /// Not a whole number of the base unit (durations only: they are exact).
+    Inexact,
+}
+
+fn split_number(s: &str) -> Result<(Decimal, &str), NumberError> {
     let s = s.trim();
     let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
     let num = num.replace('_', "");
     if num.is_empty() || num.matches('.').count() > 1 {
-        return None;
+        return Err(NumberError::Syntax);
     }
     let (i, f) = num.split_once('.').unwrap_or((&num, ""));
     if i.is_empty() && f.is_empty() {
-        return None;
+        return Err(NumberError::Syntax);
     }
-    let int = if i.is_empty() { 0 } else { i.parse().ok()? };
-    let frac_digits = f.len() as u32;
-    if frac_digits > 18 {
-        return None;
+    let i = i.trim_start_matches('0');
+    // u128 holds any 38-digit integer; more digits are more than any quantity here can be.
+    if i.len() > 38 {
+        return Err(NumberError::Overflow);
     }
-    let frac = if f.is_empty() { 0 } else { f.parse().ok()? };
-    Some((Decimal { int, frac, frac_digits }, unit.trim()))
+    let int = if i.is_empty() { 0 } else { i.parse().map_err(|_| NumberError::Syntax)? };
+    let f = f.trim_end_matches('0');
+    let truncated = f.len() > MAX_FRAC_DIGITS;
+    let f = &f[..f.len().min(MAX_FRAC_DIGITS)];
+    let frac = if f.is_empty() { 0 } else { f.parse().map_err(|_| NumberError::Syntax)? };
+    Ok((Decimal { int, frac, frac_digits: f.len() as u32, truncated }, unit.trim()))
 }
 
-/// `number * scale` rounded to the nearest integer, exactly (no float rounding surprises).
-fn scale(d: &Decimal, scale: u128) -> Option<u64> {
+/// `number * scale`, exactly when `exact` (else an `Inexact` error), or rounded to the nearest
+/// integer; integer arithmetic throughout, so no float rounding surprises.
+fn scale(d: &Decimal, scale: u128, exact: bool) -> Result<u64, NumberError> {
     let pow = 10u128.pow(d.frac_digits);
-    let whole = d.int.checked_mul(scale)?;
-    let frac = (d.frac.checked_mul(scale)? + pow / 2) / pow;
-    u64::try_from(whole.checked_add(frac)?).ok()
+    let whole = d.int.checked_mul(scale).ok_or(NumberError::Overflow)?;
+    let frac_scaled = d.frac * scale; // < 10^24 x 3.6e12: no overflow
+    if exact && (d.truncated || frac_scaled % pow != 0) {
+        return Err(NumberError::Inexact);
+    }
+    let frac = if exact { frac_scaled / pow } else { (frac_scaled + pow / 2) / pow };
+    let total = whole.checked_add(frac).ok_or(NumberError::Overflow)?;
+    u64::try_from(total).map_err(|_| NumberError::Overflow)
 }
 
-/// Parse a duration such as `"20ms"`, `"1.5s"`, `"250us"`, `"1h"` into nanoseconds.
+/// The longest duration: simulated time is a 64-bit count of nanoseconds (about 584 years).
+pub const MAX_DURATION: SimDuration = SimDuration(u64::MAX);
+
+/// The fastest rate any link, channel, radio or traffic source may have: 1 Tbit/s, beyond any
+/// wireless or wired interface the models describe, and where a packet's airtime (12 ns for
+/// 1500 bytes) is still counted in whole nanoseconds with room to spare.
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
+
+/// Parse a duration such as `"20ms"`, `"1.5s"`, `"250us"`, `"1h"` into nanoseconds. Durations are
+/// exact: a value that is not a whole number of nanoseconds (`"0.5ns"`, `"1.0000000001s"`) is
+/// refused rather than rounded, and one beyond [`MAX_DURATION`] is named as too large.
 pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
-    let err = || {
+    let syntax = || {
         format!("invalid duration {s:?}: expected a number with a unit ns, us, ms, s, min or h (e.g. \"20ms\")")
     };
-    let (d, unit) = split_number(s).ok_or_else(err)?;
+    let (d, unit) = split_number(s).map_err(|e| match e {
+        NumberError::Overflow => too_long(s),
+        _ => syntax(),
+    })?;
     let mult: u128 = match unit {
         "ns" => 1,
         "us" | "µs" => 1_000,
@@ -144,15 +182,33 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
         "s" => 1_000_000_000,
         "min" => 60_000_000_000,
         "h" => 3_600_000_000_000,
-        _ => return Err(err()),
+        _ => return Err(syntax()),
     };
-    scale(&d, mult).map(SimDuration).ok_or_else(err)
+    scale(&d, mult, true).map(SimDuration).map_err(|e| match e {
+        NumberError::Overflow => too_long(s),
+        NumberError::Inexact => format!(
+            "duration {s:?} is not a whole number of nanoseconds: simulated time counts whole nanoseconds, so write e.g. \"1ns\" or \"1500ns\""
+        ),
+        NumberError::Syntax => syntax(),
+    })
 }
 
-/// Parse a bit rate such as `"2Mbps"`, `"11Mbps"`, `"500kbps"` into bits per second.
+fn too_long(s: &str) -> String {
+    format!(
+        "duration {s:?} is too large (overflow): the longest is {}ns, about 5124095h or 584 years (simulated time is a 64-bit count of nanoseconds)",
+        MAX_DURATION.0
+    )
+}
+
+/// Parse a bit rate such as `"2Mbps"`, `"11Mbps"`, `"500kbps"` into bits per second (at most
+/// [`MAX_RATE_BPS`]).
 pub fn parse_rate(s: &str) -> Result<u64, String> {
     let err = || format!("invalid rate {s:?}: expected a number with a unit bps, kbps, Mbps or Gbps (e.g. \"2Mbps\")");
-    let (d, unit) = split_number(s).ok_or_else(err)?;
+    let too_fast = || format!("rate {s:?} is too large: the fastest rate is 1000Gbps (1 Tbit/s)");
+    let (d, unit) = split_number(s).map_err(|e| match e {
+        NumberError::Overflow => too_fast(),
+        _ => err(),
+    })?;
     let mult: u128 = match unit {
         "bps" => 1,
         "kbps" | "Kbps" => 1_000,
@@ -160,13 +216,21 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
         "Gbps" => 1_000_000_000,
         _ => return Err(err()),
     };
-    scale(&d, mult).ok_or_else(err)
+    match scale(&d, mult, false) {
+        Ok(bps) if bps <= MAX_RATE_BPS => Ok(bps),
+        Ok(_) | Err(NumberError::Overflow) => Err(too_fast()),
+        Err(_) => Err(err()),
+    }
 }
 
 /// Parse a byte size such as `"5MB"` (5 000 000), `"64KB"` (64 000), `"64KiB"` (65 536), `"1460B"`.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let err = || format!("invalid size {s:?}: expected a number with a unit B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024)");
-    let (d, unit) = split_number(s).ok_or_else(err)?;
+    let too_large = || format!("size {s:?} is too large (overflow): at most {} bytes", u64::MAX);
+    let (d, unit) = split_number(s).map_err(|e| match e {
+        NumberError::Overflow => too_large(),
+        _ => err(),
+    })?;
     let mult: u128 = match unit {
         "" | "B" => 1,
         "KB" | "kB" => 1_000,
@@ -177,7 +241,10 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "GiB" => 1 << 30,
         _ => return Err(err()),
     };
-    scale(&d, mult).ok_or_else(err)
+    scale(&d, mult, false).map_err(|e| match e {
+        NumberError::Overflow => too_large(),
+        _ => err(),
+    })
 }
 
 #[cfg(test)]
@@ -194,6 +261,48 @@ mod tests {
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("ms").is_err());
+    }
+
+    #[test]
+    fn a_duration_that_is_not_a_whole_number_of_nanoseconds_is_refused_not_rounded() {
+        // Simulated time counts whole nanoseconds (docs/units-and-scenarios.md "Units"): "0.5ns"
+        // used to become 1 ns silently.
+        for text in ["0.5ns", "1.5ns", "0.0000000001s", "1.0000000001s", "0.0000001us", "1.0000000000000000000000000001s"] {
+            let msg = parse_duration(text).unwrap_err();
+            assert!(msg.contains("not a whole number of nanoseconds"), "{text}: {msg}");
+        }
+        // Exact values with a fraction or trailing zeros stay exact.
+        assert_eq!(parse_duration("0.000000001s").unwrap(), SimDuration(1));
+        assert_eq!(parse_duration("1.5us").unwrap(), SimDuration(1_500));
+        assert_eq!(parse_duration("1.500000000000000000000000000000s").unwrap(), SimDuration(1_500_000_000));
+        assert_eq!(parse_duration("0.00000000001h").unwrap(), SimDuration(36));
+        assert!(parse_duration("0.0000000000001h").is_err(), "0.36 ns");
+    }
+
+    #[test]
+    fn an_overflowing_duration_is_named_as_overflow_with_the_longest_allowed() {
+        for text in ["1000000000h", "18446744073709551616ns", "99999999999999999999999999999999999999999s"] {
+            let msg = parse_duration(text).unwrap_err();
+            assert!(msg.contains("too large (overflow)") && msg.contains("18446744073709551615ns") && msg.contains("5124095h"), "{text}: {msg}");
+        }
+        assert_eq!(parse_duration("18446744073709551615ns").unwrap(), MAX_DURATION);
+        assert_eq!(parse_duration("5124095h").unwrap(), SimDuration(5_124_095 * 3_600 * NS_PER_SEC));
+    }
+
+    #[test]
+    fn rates_above_one_terabit_per_second_are_refused_naming_the_maximum() {
+        assert_eq!(parse_rate("1000Gbps").unwrap(), MAX_RATE_BPS);
+        for text in ["1000.000001Gbps", "9999999999Gbps", "99999999999999999999999999999999999999999bps"] {
+            let msg = parse_rate(text).unwrap_err();
+            assert!(msg.contains("too large") && msg.contains("1000Gbps"), "{text}: {msg}");
+        }
+    }
+
+    #[test]
+    fn an_overflowing_size_is_named_as_overflow() {
+        let msg = parse_bytes("18446744073709551616B").unwrap_err();
+        assert!(msg.contains("too large (overflow)") && msg.contains("18446744073709551615"), "{msg}");
+        assert_eq!(parse_bytes("18446744073709551615").unwrap(), u64::MAX);
     }
 
     #[test]

@@ -25,6 +25,22 @@ fn an_idle_node_draws_base_plus_radio_idle_power() {
 }
 
 #[test]
+fn an_idle_node_s_idealized_energy_is_zero_never_negative_by_rounding() {
+    // E_I = E - E_idle (seed 000 §2) cannot be negative. A node that only idles and sleeps has
+    // E and E_idle summed in different orders, and the difference used to come out at -5.6e-17
+    // to -4.4e-16 J (the Samsung profile under idle_timeout, issue #24).
+    let p = profile::builtin("agrawal2003-samsung-wavelan-turbo").unwrap().unwrap();
+    for k in 1..200u64 {
+        let w = SimTime(k * 7_919_000 + 100_000_000);
+        let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
+        let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::IdleTimeout, SimDuration::from_millis(100), p.radio.wake_time);
+        let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
+        assert!(e.idealized_j >= 0.0 && e.per_bit_idealized_uj >= 0.0, "window {w}: E_I = {} J", e.idealized_j);
+        assert!(e.idealized_j <= 1e-12 * e.total_j && (e.idle_j - e.total_j).abs() <= 1e-12 * e.total_j);
+    }
+}
+
+#[test]
 fn transmit_and_receive_time_cost_their_state_power() {
     let p = toshiba();
     let mut cpu = CpuMeter::disabled();

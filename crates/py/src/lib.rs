@@ -47,15 +47,17 @@ fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> Result<T, EngineErr>) -> PyRes
 
 /// Run a scenario (JSON text) with overrides [(dotted key, JSON value text)]; returns the result
 /// record as JSON text. The GIL is released while the simulation runs.
+/// A run whose estimate is far beyond this machine is refused (a ScenarioError naming the key
+/// that drives it) unless `force`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false))]
-fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false))]
+fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool, force: bool) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
-            tcpenergy_engine::run_json(&s, seed, RunOptions { trace, ..Default::default() })
+            tcpenergy_engine::run_json(&s, seed, RunOptions { trace, force, ..Default::default() })
         }))
     });
     guarded(py, || match result {
@@ -68,20 +70,21 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
 /// and a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
 /// ("sender-receiver", b"...").
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false))]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false))]
 fn run_captured(
     py: Python<'_>,
     scenario_json: &str,
     seed: Option<u64>,
     overrides: Vec<(String, String)>,
     trace: bool,
+    force: bool,
 ) -> PyResult<(String, Vec<(String, PyObject)>)> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
-            let opts = RunOptions { trace, capture: true, ..Default::default() };
+            let opts = RunOptions { trace, capture: true, force, ..Default::default() };
             let (record, capture) = tcpenergy_engine::run_json_captured(&s, seed, opts)?;
             let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
             Ok((record, files))
@@ -100,6 +103,28 @@ fn run_captured(
 #[pyo3(signature = (scenario_json, overrides=Vec::new()))]
 fn validate(py: Python<'_>, scenario_json: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
     guarded(py, || Scenario::from_json(scenario_json, &overrides).map(|s| s.to_json()))
+}
+
+/// What a run of the scenario would cost (events, memory, each part with its key) and this
+/// machine's limits, as JSON: {"events", "memory_bytes", "parts": [...], "limits": {...},
+/// "summary", "refusal": null or {"path", "message", "reason" (the message without advice)}}.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, overrides=Vec::new(), trace=false, capture=false))]
+fn estimate(py: Python<'_>, scenario_json: &str, overrides: Vec<(String, String)>, trace: bool, capture: bool) -> PyResult<String> {
+    guarded(py, || {
+        let s = Scenario::from_json(scenario_json, &overrides)?;
+        let est = tcpenergy_engine::budget::estimate(&s, &RunOptions { trace, capture, ..Default::default() });
+        let limits = tcpenergy_engine::budget::Limits::of_this_machine();
+        let refusal = est.beyond(&limits).zip(est.refusal(&limits)).map(|((path, reason), e)| match e {
+            EngineErr::Config { message, .. } => serde_json::json!({ "path": path, "message": message, "reason": reason }),
+            other => serde_json::json!({ "path": path, "message": other.to_string(), "reason": reason }),
+        });
+        let mut v = serde_json::to_value(&est).map_err(|e| EngineErr::Invariant(e.to_string()))?;
+        v["limits"] = serde_json::to_value(limits).map_err(|e| EngineErr::Invariant(e.to_string()))?;
+        v["summary"] = est.summary().into();
+        v["refusal"] = refusal.unwrap_or(serde_json::Value::Null);
+        Ok(v.to_string())
+    })
 }
 
 /// The built-in device profiles as a JSON object {name: profile}.
@@ -127,6 +152,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_captured, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("__version__", tcpenergy_engine::VERSION)?;

@@ -36,6 +36,10 @@ fn default_sample() -> SimDuration {
     SimDuration::from_secs(10)
 }
 
+/// The shortest interval of the remaining-capacity series: an ACPI or smart-battery gauge
+/// updates its reading about once a second (docs/models/battery.md).
+pub const MIN_SAMPLE: SimDuration = SimDuration(1_000_000_000);
+
 fn err(path: impl Into<String>, message: impl Into<String>) -> EngineError {
     EngineError::config(path, message)
 }
@@ -67,8 +71,14 @@ pub(crate) fn read(v: &Value, at: &str) -> Result<BatteryConfig, EngineError> {
     if !(capacity_c.is_finite() && capacity_c > 0.0) {
         return Err(err(format!("{at}.capacity"), format!("must be > 0, got {:?}", raw.capacity)));
     }
-    if raw.sample.0 == 0 {
-        return Err(err(format!("{at}.sample"), "must be > 0"));
+    if raw.sample < MIN_SAMPLE {
+        return Err(err(
+            format!("{at}.sample"),
+            format!(
+                "must be at least 1s (a battery gauge reports about once a second; a finer series only multiplies the work and the record), got {}",
+                serde_units::format_duration(raw.sample)
+            ),
+        ));
     }
     let unused = |keys: &[(&str, bool)], model: &str| -> Result<(), EngineError> {
         match keys.iter().find(|k| k.1) {

@@ -308,9 +308,7 @@ pub(crate) fn read_channels(
                 return Err(err(format!("{at}.{key}"), format!("must be 1-255 attempts, got {limit}")));
             }
         }
-        if raw.queue == 0 {
-            return Err(err(format!("{at}.queue"), "must be at least 1 frame"));
-        }
+        super::check_queue(raw.queue, &format!("{at}.queue"), "frame")?;
         if !(128..=phy::MAX_IP_PACKET).contains(&raw.mtu) {
             return Err(err(
                 format!("{at}.mtu"),

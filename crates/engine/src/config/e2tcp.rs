@@ -68,8 +68,6 @@ pub(crate) fn validate(c: &E2tcpConfig, at: &str) -> Result<(), EngineError> {
     if !(c.timer_margin.is_finite() && (0.0..=10.0).contains(&c.timer_margin)) {
         return Err(e("timer_margin", format!("must be in [0, 10] (a fraction of the smoothed RTT), got {}", c.timer_margin)));
     }
-    if c.min_timeout.0 == 0 {
-        return Err(e("min_timeout", "must be > 0".into()));
-    }
+    super::check_min_timer(c.min_timeout, &format!("{at}.min_timeout"))?;
     Ok(())
 }

@@ -9,6 +9,7 @@
 
 pub mod serde_units;
 mod battery;
+mod messages;
 pub mod channel;
 mod e2tcp;
 mod impairments;
@@ -716,16 +717,8 @@ pub(crate) fn typed<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<
             }
             path.push_str(&part);
         }
-        EngineError::config(path, tidy_serde_message(&e.into_inner().to_string()))
+        EngineError::config(path, messages::user_message(&e.into_inner().to_string()))
     })
-}
-
-/// serde_json appends " at line 1 column 2" to some messages; a JSON value has no lines.
-fn tidy_serde_message(msg: &str) -> String {
-    match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -874,9 +867,7 @@ impl Scenario {
             if link.rate == 0 {
                 return Err(e(format!("{name}.rate"), "must be > 0"));
             }
-            if link.queue == 0 {
-                return Err(e(format!("{name}.queue"), "must be at least 1 packet"));
-            }
+            check_queue(link.queue, &format!("{name}.queue"), "packet")?;
         }
         check_mtu_room(p.mtu, "path.mtu")?;
         check_buffers(&self.tcp, self.smss(), "tcp")?;
@@ -985,14 +976,21 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
     if t.initial_window == 0 {
         return Err(e("initial_window", "must be at least 1 segment".into()));
     }
-    if t.min_rto.0 == 0 {
-        return Err(e("min_rto", "must be > 0".into()));
+    // Timers that rearm themselves: each expiry is an event (and a retransmission or a probe),
+    // so a 1 ns timer costs a billion events per simulated second.
+    let timers = [
+        ("min_rto", Some(t.min_rto)),
+        ("initial_rto", Some(t.initial_rto)),
+        ("fixed_rto", t.fixed_rto),
+        ("elfn_probe_interval", Some(t.elfn_probe_interval)),
+    ];
+    for (key, d) in timers {
+        if let Some(d) = d {
+            check_min_timer(d, &format!("{at}.{key}"))?;
+        }
     }
     if t.max_rto < t.min_rto {
         return Err(e("max_rto", format!("must be >= {at}.min_rto")));
-    }
-    if t.initial_rto.0 == 0 {
-        return Err(e("initial_rto", "must be > 0".into()));
     }
     if let Some(a) = t.alpha {
         if !(a.is_finite() && a > 0.0) {
@@ -1010,16 +1008,10 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
             "alpha and beta apply to the TCP(alpha, beta) variants: gaimd, responsive, smooth, aggressive, conservative".into(),
         ));
     }
-    if t.fixed_rto.is_some_and(|d| d.0 == 0) {
-        return Err(e("fixed_rto", "must be > 0".into()));
-    }
     for (key, tick) in [("timer_tick", t.timer_tick), ("delayed_ack_tick", t.delayed_ack_tick)] {
         if tick.0 != 0 && !(SimDuration::from_micros(1)..=SimDuration::from_secs(1)).contains(&tick) {
             return Err(e(key, format!("must be 0 (exact timers) or a tick between 1us and 1s, got {}", serde_units::format_duration(tick))));
         }
-    }
-    if t.elfn_probe_interval.0 == 0 {
-        return Err(e("elfn_probe_interval", "must be > 0".into()));
     }
     if t.dupack_threshold == 0 {
         return Err(e("dupack_threshold", "must be at least 1".into()));
@@ -1043,6 +1035,35 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
         e2tcp::validate(t.e2tcp.as_ref().unwrap_or(&E2tcpConfig::default()), &format!("{at}.e2tcp"))?;
     } else if t.e2tcp.is_some() {
         return Err(e("e2tcp", format!("applies to variant = \"e2tcp\" only, not {:?}", t.variant.name())));
+    }
+    Ok(())
+}
+
+/// The shortest timer or interval that recurs by itself (retransmission timeouts and their
+/// bounds, ELFN probes, E2TCP's timeout floor, on/off inter-departure times, Gilbert-Elliott
+/// state lengths): 1 ms, a kernel's finest timer tick (a jiffy at HZ = 1000; Linux's rto_min
+/// route option cannot go below it). Shorter ones multiply the events of a run by as much.
+pub const MIN_TIMER: SimDuration = SimDuration(1_000_000);
+
+/// `d` at key `at` must be at least [`MIN_TIMER`].
+pub(crate) fn check_min_timer(d: SimDuration, at: &str) -> Result<(), EngineError> {
+    if d < MIN_TIMER {
+        return Err(EngineError::config(
+            at,
+            format!("must be at least 1ms (the finest kernel timer tick; shorter timers multiply the work of a run), got {}", serde_units::format_duration(d)),
+        ));
+    }
+    Ok(())
+}
+
+/// The largest queue, in packets or frames: far beyond any router or driver queue (the
+/// scenarios use at most a few thousand), while a full one still fits in memory.
+pub const MAX_QUEUE: u32 = 1_000_000;
+
+/// A queue capacity at key `at`: 1 to [`MAX_QUEUE`] `unit`s.
+pub(crate) fn check_queue(queue: u32, at: &str, unit: &str) -> Result<(), EngineError> {
+    if !(1..=MAX_QUEUE).contains(&queue) {
+        return Err(EngineError::config(at, format!("must be between 1 and {MAX_QUEUE} {unit}s, got {queue}")));
     }
     Ok(())
 }

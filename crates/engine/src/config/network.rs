@@ -649,9 +649,7 @@ fn read_link(v: &Value, i: usize, lookup: &dyn Fn(&str, String) -> Result<NodeId
         if cfg.rate == 0 {
             return Err(err(format!("{prefix}.rate"), "must be > 0"));
         }
-        if cfg.queue == 0 {
-            return Err(err(format!("{prefix}.queue"), "must be at least 1 packet"));
-        }
+        super::check_queue(cfg.queue, &format!("{prefix}.queue"), "packet")?;
         Ok(cfg)
     };
     let forward = direction("forward")?;
@@ -743,7 +741,7 @@ fn read_traffic(v: &Value, at: &str) -> Result<FlowTraffic, EngineError> {
         FlowTraffic::OnOff { message, .. } if message == 0 || message > 1 << 30 => {
             Err(err(format!("{at}.message"), "must be between 1 byte and 1 GiB"))
         }
-        FlowTraffic::OnOff { interval, .. } if interval.0 == 0 => Err(err(format!("{at}.interval"), "must be > 0")),
+        FlowTraffic::OnOff { interval, .. } => super::check_min_timer(interval, &format!("{at}.interval")).map(|()| t),
         FlowTraffic::Cbr { rate, .. } if rate == 0 => Err(err(format!("{at}.rate"), "must be > 0")),
         FlowTraffic::Cbr { packet, .. } if packet == 0 || packet > 65_507 => {
             Err(err(format!("{at}.packet"), "must be between 1 and 65507 bytes of payload"))

@@ -58,6 +58,10 @@ impl<'de> Visitor<'de> for UnitVisitor {
         self.visit_u64(v as u64)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+        // A whole number beyond 64 bits arrives as a float (JSON has one number type).
+        if self.allow_int && v.fract() == 0.0 && v >= u64::MAX as f64 {
+            return Err(E::custom(format!("{v:e} is too large: at most {} bytes", u64::MAX)));
+        }
         Err(E::custom(format!("expected {}, found the number {v}", self.what)))
     }
 }

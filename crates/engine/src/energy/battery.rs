@@ -14,8 +14,14 @@
 //! constant between the two wells. KiBaM gives the rate-capacity effect (a heavy load empties the
 //! available well before the bound charge flows in) and recovery (rest lets it flow back).
 
+use crate::error::EngineError;
 use crate::units::SimDuration;
 use serde::Serialize;
+
+/// The most samples a remaining-capacity series keeps: 10 million (116 days of simulated time at
+/// the shortest `sample`, 1 s), 160 MB in the engine, about 400 MB of record text and 640 MB of
+/// Python floats.
+pub const MAX_SERIES_SAMPLES: u64 = 10_000_000;
 
 /// How the battery turns current into lost charge.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -90,13 +96,34 @@ pub struct Battery {
 }
 
 impl Battery {
-    pub fn new(cfg: &BatteryConfig) -> Self {
+    /// A full battery that will be drawn from up to `until` (ns). Its remaining-capacity series
+    /// is reserved whole here, fallibly: a series too long for memory (or longer than
+    /// [`MAX_SERIES_SAMPLES`]) is an error at key `at` (the battery's `sample`), never an abort.
+    pub fn new(cfg: &BatteryConfig, until: u64, at: &str) -> Result<Self, EngineError> {
         let c = cfg.capacity_c;
         let (y1, y2) = match cfg.model {
             BatteryModel::Kibam { c: share, .. } => (share * c, (1.0 - share) * c),
             _ => (c, 0.0),
         };
-        Self { cfg: cfg.clone(), y1, y2, t: 0, empty_at: None, next_sample: 0, series: Vec::new() }
+        // Samples at 0, sample, 2 sample, ... before `until`, and one at the end.
+        let samples = until / cfg.sample.0.max(1) + 2;
+        let too_long = || {
+            EngineError::config(
+                at,
+                format!(
+                    "a remaining-capacity series of {samples} samples (one every {} for {:.0} s) is more than {} (at most {MAX_SERIES_SAMPLES}); sample less often or shorten stop_after",
+                    crate::config::serde_units::format_duration(cfg.sample),
+                    until as f64 / 1e9,
+                    if samples > MAX_SERIES_SAMPLES { "the engine keeps" } else { "fits in memory" },
+                ),
+            )
+        };
+        if samples > MAX_SERIES_SAMPLES {
+            return Err(too_long());
+        }
+        let mut series = Vec::new();
+        series.try_reserve_exact(samples as usize).map_err(|_| too_long())?;
+        Ok(Self { cfg: cfg.clone(), y1, y2, t: 0, empty_at: None, next_sample: 0, series })
     }
 
     pub fn empty_at(&self) -> Option<u64> {
@@ -223,7 +250,7 @@ mod tests {
 
     /// Draw constant `watts` (or the pulses of `pattern`: (watts, seconds) repeated) until empty.
     fn lifetime(model: BatteryModel, pattern: &[(f64, u64)]) -> f64 {
-        let mut b = Battery::new(&cfg(model));
+        let mut b = Battery::new(&cfg(model), 1_000_000 * 1_000_000_000, "battery.sample").unwrap();
         let mut t = 0u64;
         while b.empty_at().is_none() && t < 1_000_000 * 1_000_000_000 {
             for &(w, secs) in pattern {
@@ -281,7 +308,7 @@ mod tests {
 
     #[test]
     fn the_remaining_charge_series_is_sampled_at_its_interval_and_falls() {
-        let mut b = Battery::new(&cfg(BatteryModel::Ideal));
+        let mut b = Battery::new(&cfg(BatteryModel::Ideal), 600 * 1_000_000_000, "battery.sample").unwrap();
         b.draw(0, 600 * 1_000_000_000, 10.0);
         let r = b.result(600 * 1_000_000_000);
         assert_eq!(r.series_t_s, (0..=10).map(|k| k as f64 * 60.0).collect::<Vec<_>>());

@@ -607,7 +607,9 @@ impl<'a> PowerIntegral<'a> {
             overhear_ns = a.overhear;
         }
         let total = b.total();
-        let idealized = total - self.idle_j;
+        // E_I cannot be negative; E and E_idle are sums in different orders, so for a node that
+        // only idled the difference can come out an ulp below zero.
+        let idealized = (total - self.idle_j).max(0.0);
         let bits = delivered_bytes as f64 * 8.0;
         let per_bit = |j: f64| if bits > 0.0 { j / bits * 1e6 } else { f64::NAN };
         NodeEnergy {

@@ -98,6 +98,9 @@ pub struct RunOptions {
     pub record_deliveries: bool,
     /// Record every frame each link starts serializing, for pcap files ([`run_captured`]).
     pub capture: bool,
+    /// Run even when the estimate says the run is far beyond this machine (`crate::budget`;
+    /// checked by `run_json` and `run_json_captured`).
+    pub force: bool,
 }
 
 pub struct World<'a> {
@@ -120,8 +123,9 @@ pub struct World<'a> {
 impl<'a> World<'a> {
     pub fn new(scenario: &'a Scenario, seed: u64, opts: RunOptions) -> Self {
         let s = scenario;
-        // Room for every segment of the transfer and its ACKs, so the logs rarely grow.
-        let packets = (s.traffic.bytes / s.smss() as u64) as usize + 64;
+        // Room for every segment of the transfer and its ACKs, so the logs rarely grow; at most a
+        // million up front (a transfer of up to 1 PB may be cut short by stop_after).
+        let packets = ((s.traffic.bytes / s.smss() as u64) as usize + 64).min(1 << 20);
         let node = |role, bytes, profile: &crate::energy::profile::DeviceProfile| Node {
             ep: Endpoint::new(s, role, bytes),
             cpu: CpuMeter::new(&profile.cpu.cycles, profile.cpu.frequency_hz, profile.cpu.active_power_w),

@@ -1087,7 +1087,7 @@ impl<'a> NetWorld<'a> {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
-            let mut battery = cfg.battery.as_ref().map(Battery::new);
+            let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
             let e = meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n], battery.as_mut());
             let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
