@@ -34,7 +34,7 @@ use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
 use crate::units::{SimDuration, SimTime};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// IPv4 (20) + UDP (8) header bytes of a datagram.
 const UDP_HEADERS: u32 = crate::tcp::segment::IPV4_HEADER + capture::wire::UDP_HEADER;
@@ -268,11 +268,9 @@ impl<'a> NetWorld<'a> {
                 counters: PipeCounters::default(),
             })
             .collect();
-        let pipe_of = routes
-            .ifaces
-            .iter()
-            .map(|e| net.pipes.iter().position(|p| p.ends == [e.from, e.to]).map(|k| k as u32))
-            .collect();
+        // Pipes are one per (from, to): keep the first alike.
+        let pipe_at: HashMap<[NodeId; 2], u32> = net.pipes.iter().enumerate().rev().map(|(k, p)| (p.ends, k as u32)).collect();
+        let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).copied()).collect();
         let flows = net
             .flows
             .iter()
@@ -984,17 +982,12 @@ impl<'a> NetWorld<'a> {
         }
 
         // Bytes each node's energy served: flows it is an end of, or whose route crosses it.
+        // Routes are loop-free: each node of a path is on it once.
         let mut served = vec![0u64; net.nodes.len()];
         for (i, cfg) in net.flows.iter().enumerate() {
-            let mut on_path = vec![false; net.nodes.len()];
-            on_path[cfg.src.index()] = true;
+            served[cfg.src.index()] += delivered_of[i];
             for hop in self.routes.path(cfg.src, cfg.dst).unwrap_or_default() {
-                on_path[self.routes.ifaces[hop.index()].to.index()] = true;
-            }
-            for (n, on) in on_path.iter().enumerate() {
-                if *on {
-                    served[n] += delivered_of[i];
-                }
+                served[self.routes.ifaces[hop.index()].to.index()] += delivered_of[i];
             }
         }
 
