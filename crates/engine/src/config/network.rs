@@ -436,6 +436,17 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         return Err(err("nodes", format!("a network needs at least two nodes, got {}", node_map.len())));
     }
     let mut nodes = Vec::with_capacity(node_map.len());
+    // Built-in profiles by name, read once and shared by the nodes that name them.
+    let mut builtins: HashMap<String, ProfileRef> = HashMap::new();
+    let mut shared_profile = |v: &Value, at: &str| -> Result<ProfileRef, EngineError> {
+        let Some(name) = v.as_str() else { return resolve_profile(v, at) };
+        if let Some(p) = builtins.get(name) {
+            return Ok(p.clone());
+        }
+        let p = resolve_profile(v, at)?;
+        builtins.insert(name.to_string(), p.clone());
+        Ok(p)
+    };
     for (name, v) in node_map {
         let at = format!("nodes.{name}");
         if !plain_name(name) {
@@ -444,8 +455,8 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         let raw: RawNode = typed(v, &at)?;
         let battery = raw.battery.as_ref().map(|b| super::battery::read(b, &format!("{at}.battery"))).transpose()?;
         let profile = match &raw.profile {
-            Some(p) => resolve_profile(p, &format!("{at}.profile"))?,
-            None => resolve_profile(default_profile, "energy.default_profile")?,
+            Some(p) => shared_profile(p, &format!("{at}.profile"))?,
+            None => shared_profile(default_profile, "energy.default_profile")?,
         };
         nodes.push(NodeConfig { name: name.clone(), profile, battery });
     }

@@ -230,7 +230,7 @@ impl<'a> NetWorld<'a> {
                 let p = &n.profile.profile;
                 NodeState {
                     cpu: CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w),
-                    radio: RadioLog::with_capacity(256),
+                    radio: RadioLog::default(),
                     airtime: RadioAirtime::new(p),
                     originated: 0,
                     received: 0,
