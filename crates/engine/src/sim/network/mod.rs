@@ -395,6 +395,7 @@ impl<'a> NetWorld<'a> {
 
     fn run_events(&mut self) {
         let stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
+        let mut done = 0;
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
                 break;
@@ -402,7 +403,7 @@ impl<'a> NetWorld<'a> {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
-            if self.horizon.is_none() && self.all_done() {
+            if self.horizon.is_none() && self.all_done(&mut done) {
                 break;
             }
         }
@@ -416,12 +417,17 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    /// Every flow finished and every TCP connection closed (or stopped).
-    fn all_done(&self) -> bool {
-        self.flows.iter().all(|f| {
-            f.finished_at.is_some()
-                && (f.halted || f.tcp.iter().all(|e| e.as_ref().map_or(true, |e| e.is_closed())))
-        })
+    /// Every flow finished and every TCP connection closed (or stopped). A flow that is stays so
+    /// (nothing unsets `finished_at` or `halted`, nor reopens a closed connection), so the check
+    /// goes on from `from`, the first flow that was not, and moves it on.
+    fn all_done(&self, from: &mut usize) -> bool {
+        let done = |f: &FlowState| {
+            f.finished_at.is_some() && (f.halted || f.tcp.iter().all(|e| e.as_ref().map_or(true, |e| e.is_closed())))
+        };
+        while self.flows.get(*from).is_some_and(done) {
+            *from += 1;
+        }
+        *from == self.flows.len()
     }
 
     fn dispatch(&mut self, ev: Event) {
