@@ -549,12 +549,12 @@ pub struct EnergyConfig {
     pub timeout: SimDuration,
 }
 
-/// A device profile given by built-in name or inline.
+/// A device profile given by built-in name or inline; nodes that name the same profile share it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProfileRef {
     /// The built-in name, or `None` for an inline table.
     pub name: Option<String>,
-    pub profile: DeviceProfile,
+    pub profile: std::sync::Arc<DeviceProfile>,
 }
 
 impl Serialize for ProfileRef {
@@ -1132,7 +1132,7 @@ pub(crate) fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, Eng
 pub(crate) fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, EngineError> {
     match v {
         Value::String(name) => match profile::builtin(name) {
-            Some(p) => Ok(ProfileRef { name: Some(name.clone()), profile: p? }),
+            Some(p) => Ok(ProfileRef { name: Some(name.clone()), profile: p?.into() }),
             None => Err(EngineError::config(
                 prefix,
                 format!("unknown profile {name:?}; built-in profiles: {}", profile::builtin_names().join(", ")),
@@ -1141,7 +1141,7 @@ pub(crate) fn resolve_profile(v: &Value, prefix: &str) -> Result<ProfileRef, Eng
         Value::Object(_) => {
             let p: DeviceProfile = typed(v, prefix)?;
             p.validate(prefix)?;
-            Ok(ProfileRef { name: None, profile: p })
+            Ok(ProfileRef { name: None, profile: p.into() })
         }
         _ => Err(EngineError::config(prefix, "expected a built-in profile name or an inline profile table")),
     }

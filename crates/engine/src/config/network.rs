@@ -15,6 +15,7 @@ use crate::net::routing::{IfaceEnds, Via};
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 
 /// Index of a node in [`NetworkConfig::nodes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -435,6 +436,17 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         return Err(err("nodes", format!("a network needs at least two nodes, got {}", node_map.len())));
     }
     let mut nodes = Vec::with_capacity(node_map.len());
+    // Built-in profiles by name, read once and shared by the nodes that name them.
+    let mut builtins: HashMap<String, ProfileRef> = HashMap::new();
+    let mut shared_profile = |v: &Value, at: &str| -> Result<ProfileRef, EngineError> {
+        let Some(name) = v.as_str() else { return resolve_profile(v, at) };
+        if let Some(p) = builtins.get(name) {
+            return Ok(p.clone());
+        }
+        let p = resolve_profile(v, at)?;
+        builtins.insert(name.to_string(), p.clone());
+        Ok(p)
+    };
     for (name, v) in node_map {
         let at = format!("nodes.{name}");
         if !plain_name(name) {
@@ -443,18 +455,15 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         let raw: RawNode = typed(v, &at)?;
         let battery = raw.battery.as_ref().map(|b| super::battery::read(b, &format!("{at}.battery"))).transpose()?;
         let profile = match &raw.profile {
-            Some(p) => resolve_profile(p, &format!("{at}.profile"))?,
-            None => resolve_profile(default_profile, "energy.default_profile")?,
+            Some(p) => shared_profile(p, &format!("{at}.profile"))?,
+            None => shared_profile(default_profile, "energy.default_profile")?,
         };
         nodes.push(NodeConfig { name: name.clone(), profile, battery });
     }
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    let ids: HashMap<&str, NodeId> = names.iter().enumerate().map(|(i, n)| (*n, NodeId(i as u32))).collect();
     let lookup = |name: &str, at: String| -> Result<NodeId, EngineError> {
-        names
-            .iter()
-            .position(|n| *n == name)
-            .map(|i| NodeId(i as u32))
-            .ok_or_else(|| err(at, format!("unknown node {name:?}; nodes are {}", join_names(&names))))
+        ids.get(name).copied().ok_or_else(|| err(at, format!("unknown node {name:?}; nodes are {}", join_names(&names))))
     };
 
     let channels = channel::read_channels(doc, &lookup)?;
@@ -466,17 +475,17 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         Some(_) => return Err(err("links", "must be a non-empty list of [[links]] tables")),
     };
     let mut links: Vec<NetLink> = Vec::with_capacity(links_v.len());
+    // Each pair of nodes a link joins, either way round, and that link.
+    let mut joined: HashMap<(NodeId, NodeId), usize> = HashMap::with_capacity(links_v.len());
     for (i, v) in links_v.iter().enumerate() {
         links.push(read_link(v, i, &lookup)?);
         let new = &links[i];
-        for (j, old) in links[..i].iter().enumerate() {
-            let same = old.ends == new.ends || (old.ends == [new.ends[1], new.ends[0]]);
-            if same {
-                return Err(err(
-                    format!("links.{i}.between"),
-                    format!("duplicate link {} - {}: links.{j} already joins these nodes", new.between[0], new.between[1]),
-                ));
-            }
+        let [a, b] = new.ends;
+        if let Some(j) = joined.insert((a.min(b), a.max(b)), i) {
+            return Err(err(
+                format!("links.{i}.between"),
+                format!("duplicate link {} - {}: links.{j} already joins these nodes", new.between[0], new.between[1]),
+            ));
         }
     }
 
@@ -486,15 +495,17 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         Some(_) => return Err(err("flows", "must be a non-empty list of [[flows]] tables")),
     };
     let mut flows: Vec<FlowConfig> = Vec::with_capacity(flows_v.len());
+    let mut flow_names: HashMap<String, usize> = HashMap::with_capacity(flows_v.len());
     for (i, v) in flows_v.iter().enumerate() {
         let at = format!("flows.{i}");
         let raw: RawFlow = typed(v, &at)?;
         if !plain_name(&raw.name) {
             return Err(err(format!("{at}.name"), format!("flow names are letters, digits, '_' and '-' (they become column names), got {:?}", raw.name)));
         }
-        if let Some(j) = flows.iter().position(|f| f.name == raw.name) {
+        if let Some(&j) = flow_names.get(&raw.name) {
             return Err(err(format!("{at}.name"), format!("duplicate flow name {:?} (also flows.{j})", raw.name)));
         }
+        flow_names.insert(raw.name.clone(), i);
         let src = lookup(&raw.from, format!("{at}.from"))?;
         let dst = lookup(&raw.to, format!("{at}.to"))?;
         if src == dst {
@@ -547,6 +558,15 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         });
     }
 
+    // The (from, to) pairs a link carries packets between.
+    let by_link: HashSet<(NodeId, NodeId)> = links
+        .iter()
+        .flat_map(|l| std::iter::once((l.ends[0], l.ends[1])).chain(l.reverse.is_some().then_some((l.ends[1], l.ends[0]))))
+        .collect();
+    let carried = |a: NodeId, b: NodeId| {
+        by_link.contains(&(a, b))
+            || channels.iter().any(|c| matches!((c.station_of(a), c.station_of(b)), (Some(x), Some(y)) if c.reaches(x, y)))
+    };
     let mut routes = Vec::new();
     if let Some(v) = doc.get("routes") {
         let Some(list) = v.as_array() else {
@@ -565,9 +585,7 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
                 }
                 if k > 0 {
                     let prev = lookup(&hops[k - 1], format!("{at}.{}", k - 1))?;
-                    let carried = links.iter().any(|l| l.carries(prev, id))
-                        || channels.iter().any(|c| matches!((c.station_of(prev), c.station_of(id)), (Some(x), Some(y)) if c.reaches(x, y)));
-                    if !carried {
+                    if !carried(prev, id) {
                         return Err(err(format!("{at}.{k}"), format!("no link or channel carries packets from {:?} to {h:?}", hops[k - 1])));
                     }
                 }
@@ -590,13 +608,12 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
         }
     };
     let metrics = super::metrics::read(doc)?;
-    let net = NetworkConfig { nodes, links, channels, pipes, flows, routes, stop_on_battery, metrics };
-    for (i, p) in net.pipes.iter().enumerate() {
-        if !net.carries(p.ends[0], p.ends[1]) {
+    for (i, p) in pipes.iter().enumerate() {
+        if !carried(p.ends[0], p.ends[1]) {
             return Err(err(format!("pipes.{i}.to"), format!("no link or channel carries packets from {:?} to {:?}", p.from, p.to)));
         }
     }
-    Ok(net)
+    Ok(NetworkConfig { nodes, links, channels, pipes, flows, routes, stop_on_battery, metrics })
 }
 
 impl NetLink {

@@ -35,7 +35,7 @@ use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
 use crate::units::{SimDuration, SimTime};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// IPv4 (20) + UDP (8) header bytes of a datagram.
 const UDP_HEADERS: u32 = crate::tcp::segment::IPV4_HEADER + capture::wire::UDP_HEADER;
@@ -247,7 +247,7 @@ impl<'a> NetWorld<'a> {
                 let p = &n.profile.profile;
                 NodeState {
                     cpu: CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w),
-                    radio: RadioLog::with_capacity(256),
+                    radio: RadioLog::default(),
                     airtime: RadioAirtime::new(p),
                     originated: 0,
                     received: 0,
@@ -285,11 +285,9 @@ impl<'a> NetWorld<'a> {
                 counters: PipeCounters::default(),
             })
             .collect();
-        let pipe_of = routes
-            .ifaces
-            .iter()
-            .map(|e| net.pipes.iter().position(|p| p.ends == [e.from, e.to]).map(|k| k as u32))
-            .collect();
+        // Pipes are one per (from, to): keep the first alike.
+        let pipe_at: HashMap<[NodeId; 2], u32> = net.pipes.iter().enumerate().rev().map(|(k, p)| (p.ends, k as u32)).collect();
+        let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).copied()).collect();
         let flows = net
             .flows
             .iter()
@@ -416,6 +414,7 @@ impl<'a> NetWorld<'a> {
     fn run_events(&mut self) {
         let stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
         let mut done = false;
+        let mut first_not_done = 0;
         while let Some((t, ev)) = self.queue.pop() {
             if t > stop {
                 break;
@@ -423,7 +422,7 @@ impl<'a> NetWorld<'a> {
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
-            if self.horizon.is_none() && self.all_done() {
+            if self.horizon.is_none() && self.all_done(&mut first_not_done) {
                 done = true;
                 break;
             }
@@ -443,12 +442,17 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    /// Every flow finished and every TCP connection closed (or stopped).
-    fn all_done(&self) -> bool {
-        self.flows.iter().all(|f| {
-            f.finished_at.is_some()
-                && (f.halted || f.tcp.iter().all(|e| e.as_ref().map_or(true, |e| e.is_closed())))
-        })
+    /// Every flow finished and every TCP connection closed (or stopped). A flow that is stays so
+    /// (nothing unsets `finished_at` or `halted`, nor reopens a closed connection), so the check
+    /// goes on from `from`, the first flow that was not, and moves it on.
+    fn all_done(&self, from: &mut usize) -> bool {
+        let done = |f: &FlowState| {
+            f.finished_at.is_some() && (f.halted || f.tcp.iter().all(|e| e.as_ref().map_or(true, |e| e.is_closed())))
+        };
+        while self.flows.get(*from).is_some_and(done) {
+            *from += 1;
+        }
+        *from == self.flows.len()
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -1067,17 +1071,12 @@ impl<'a> NetWorld<'a> {
         }
 
         // Bytes each node's energy served: flows it is an end of, or whose route crosses it.
+        // Routes are loop-free: each node of a path is on it once.
         let mut served = vec![0u64; net.nodes.len()];
         for (i, cfg) in net.flows.iter().enumerate() {
-            let mut on_path = vec![false; net.nodes.len()];
-            on_path[cfg.src.index()] = true;
+            served[cfg.src.index()] += delivered_of[i];
             for hop in self.routes.path(cfg.src, cfg.dst).unwrap_or_default() {
-                on_path[self.routes.ifaces[hop.index()].to.index()] = true;
-            }
-            for (n, on) in on_path.iter().enumerate() {
-                if *on {
-                    served[n] += delivered_of[i];
-                }
+                served[self.routes.ifaces[hop.index()].to.index()] += delivered_of[i];
             }
         }
 
