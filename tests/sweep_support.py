@@ -64,3 +64,13 @@ def results(path: Path) -> Dict[str, Any]:
     """run_key -> the result record (parsed), for comparing stores."""
     return {k: (json.loads(r["result"]) if r["result"] else None, r["status"])
             for k, r in stored(path).items()}
+
+
+def small_grid_store(tmp: Path) -> Path:
+    """A store of a 2 x 2 grid (reno and sack, no loss and 5 % loss) with 3 repetitions."""
+    import tcpenergy
+
+    path = write_sweep(tmp / "grid.toml", {"tcp.variant": ["reno", "sack"],
+                                           "path.forward.impairments.0.p": [0.0, 0.05]},
+                       repetitions=3)
+    return tcpenergy.sweep(path, jobs=1, progress=False).store

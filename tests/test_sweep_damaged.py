@@ -9,7 +9,7 @@ import random
 
 import duckdb
 import pytest
-from sweep_support import write_sweep
+from sweep_support import small_grid_store, write_sweep
 
 import tcpenergy
 from tcpenergy.experiments import StoreError
@@ -20,10 +20,7 @@ HEADERS = 3 * 4096  # DuckDB's file header and its two database headers come bef
 @pytest.fixture(scope="module")
 def intact(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("intact")
-    path = write_sweep(tmp / "grid.toml", {"tcp.variant": ["reno", "sack"],
-                                           "path.forward.impairments.0.p": [0.0, 0.05]},
-                       repetitions=3)
-    return tcpenergy.sweep(path, jobs=1, progress=False).store
+    return small_grid_store(tmp)
 
 
 def _cut_to_half(path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 import pytest
-from sweep_support import write_sweep
+from sweep_support import small_grid_store, write_sweep
 
 import tcpenergy
 from tcpenergy.experiments import StoreError
@@ -15,10 +15,7 @@ from tcpenergy.experiments.store import SCHEMA_VERSION
 @pytest.fixture(scope="module")
 def store_path(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("store")
-    path = write_sweep(tmp / "grid.toml", {"tcp.variant": ["reno", "sack"],
-                                           "path.forward.impairments.0.p": [0.0, 0.05]},
-                       repetitions=3)
-    return tcpenergy.sweep(path, jobs=1, progress=False).store
+    return small_grid_store(tmp)
 
 
 def _text_file(tmp_path):

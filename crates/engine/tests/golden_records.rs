@@ -9,23 +9,16 @@
 //! Numbers compare exactly for integers and within 1e-12 relative for floats (the engine is
 //! deterministic; the tolerance only absorbs a platform's last-bit differences in libm).
 
+mod common;
+
+use common::scenario_files;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tcpenergy_engine::{run_json, RunOptions, Scenario};
 
 const SEEDS: [u64; 2] = [1, 2];
 const FLOAT_TOLERANCE: f64 = 1e-12;
-
-fn scenario_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn record(path: &Path, seed: u64) -> Value {
     let text = std::fs::read_to_string(path).unwrap();

@@ -1,22 +1,14 @@
 //! The estimate of a run's events and memory before it starts (crates/engine/src/budget.rs,
 //! docs/units-and-scenarios.md "Bounds"): every shipped scenario is well within the limits and
 //! estimated at or above what it really takes; a run far beyond the machine is refused with one
-//! error naming the key that drives it, unless forced (issue #24 item 4).
+//! error naming the key that drives it, unless forced.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::scenario_files;
+
 use tcpenergy_engine::budget::{self, Limits, FALLBACK_MEMORY_BYTES, MAX_EVENTS};
 use tcpenergy_engine::{run_json, EngineError, RunOptions, Scenario};
-
-fn scenario_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml"))
-        .collect();
-    files.sort();
-    files
-}
 
 /// The smallest machine the limits are checked against: 16 GiB.
 const SMALL_MACHINE: Limits = Limits { events: MAX_EVENTS, memory_bytes: FALLBACK_MEMORY_BYTES, memory_measured: false };

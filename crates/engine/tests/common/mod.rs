@@ -175,3 +175,15 @@ pub fn drop_first_tx_of(smss: u32, indices: &'static [u64]) -> impl FnMut(usize,
             && !log.iter().any(|s| s.from == 0 && s.seg.seq == seg.seq && s.seg.len > 0)
     }
 }
+
+/// Every scenario file shipped under `scenarios/`, in name order.
+pub fn scenario_files() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml"))
+        .collect();
+    files.sort();
+    files
+}
