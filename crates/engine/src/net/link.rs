@@ -203,6 +203,8 @@ impl Link {
     /// The counters at `t` (not before an earlier call's or send's time): packets whose
     /// serialization ends later have not been sent.
     pub fn counters_at(&mut self, t: SimTime) -> LinkCounters {
+        // Cross traffic is replayed lazily, before each of our packets: bring it up to `t`.
+        self.inject_cross_traffic(t);
         self.settle(t);
         LinkCounters { queued: self.unsent.len() as u64, ..self.counters }
     }
@@ -338,6 +340,9 @@ mod tests {
         assert!(matches!(l.send(s(10.5), 125, false), Fate::Arrives { start, .. } if start == s(10.5)));
         // 1 s at 2 Mbit/s of 125-byte packets = 2000 offered in the first episode.
         assert_eq!(l.counters.cross_offered, 2000);
+        // The counters at the end of a run hold the cross traffic offered up to then, though no
+        // packet of ours came after it: two episodes more by 30.5 s.
+        assert_eq!(l.counters_at(s(30.5)).cross_offered, 6000);
     }
 
     #[test]
