@@ -19,7 +19,9 @@ status=0
 .ci/ensure-tool tshark "capture tests' dissector" tshark || status=1
 
 echo "==> engine tests (cargo)"
-cargo test --workspace --release --no-fail-fast || status=1
+# Optimized like the package's release build but without its link-time optimization, which
+# would compile the engine a second time at full cost (Cargo.toml, profile quick-release).
+cargo test --workspace --profile quick-release --no-fail-fast || status=1
 
 echo "==> Python tests (pytest)"
 # python/ is not on sys.path here, so the tests import the installed package with its engine.
