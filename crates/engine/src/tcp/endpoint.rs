@@ -121,7 +121,6 @@ pub struct EndpointCounters {
     pub pure_acks_sent: u64,
     pub sack_blocks_sent: u64,
     pub segments_out: u64,
-    pub wire_bytes_out: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -316,7 +315,6 @@ impl Endpoint {
         }
         self.counters.sack_blocks_sent += seg.sack.len() as u64;
         self.counters.segments_out += 1;
-        self.counters.wire_bytes_out += seg.wire_len() as u64;
         seg
     }
 
