@@ -16,6 +16,7 @@ pub mod energy;
 pub mod error;
 pub mod metrics;
 pub mod net;
+pub mod profiles;
 pub mod result;
 pub mod sim;
 pub mod tcp;
@@ -42,12 +43,22 @@ pub fn run_network(scenario: &Scenario, seed: u64) -> Result<result::network::Ne
 
 /// Run a network scenario; with `capture`, also every frame each interface started serializing.
 pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
+    run_network_profiled(scenario, seed, capture, &[])
+}
+
+/// [`run_network_captured`], the run also priced under each of `profiles` ([`profiles`]).
+pub fn run_network_profiled(
+    scenario: &Scenario,
+    seed: u64,
+    capture: bool,
+    profiles: &[profiles::ProfileSet],
+) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
     if scenario.network.is_none() {
         return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
     }
     let net = scenario.network.as_ref().expect("checked above");
     let Some(node) = net.stop_on_battery else {
-        let world = sim::network::NetWorld::new(scenario, seed)?;
+        let world = sim::network::NetWorld::new(scenario, seed)?.with_profiles(profiles);
         let world = if capture { world.with_capture() } else { world };
         return world.run_captured(seed);
     };
@@ -55,16 +66,22 @@ pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Re
     // to `stop_after` tells when it empties, and a second, identical up to then, stops there.
     let name = &net.nodes[node.index()].name;
     let cap = units::SimTime(scenario.stop_after.0);
-    let first = sim::network::NetWorld::new(scenario, seed)?.with_horizon(cap).run(seed)?;
+    let first = sim::network::NetWorld::new(scenario, seed)?.with_horizon(cap).with_profiles(profiles).run(seed)?;
     let lifetime = first.nodes[name].battery.as_ref().and_then(|b| b.lifetime_s);
     let (mut record, frames) = match lifetime {
         None => (first, None),
         Some(t) => {
-            let world = sim::network::NetWorld::new(scenario, seed)?.with_horizon(units::SimTime((t * 1e9).round() as u64));
+            let world = sim::network::NetWorld::new(scenario, seed)?.with_horizon(units::SimTime((t * 1e9).round() as u64)).with_profiles(profiles);
             let world = if capture { world.with_capture() } else { world };
             let (mut r, c) = world.run_captured(seed)?;
             if let Some(b) = r.nodes.get_mut(name).and_then(|n| n.battery.as_mut()) {
                 b.lifetime_s = Some(t);
+            }
+            // Every profile keeps the stopping node's figures (`profiles::check`): its battery too.
+            for p in &mut r.profiles {
+                if let Some(b) = p.nodes.get_mut(name).and_then(|n| n.battery.as_mut()) {
+                    b.lifetime_s = Some(t);
+                }
             }
             (r, c)
         }
@@ -84,17 +101,68 @@ pub fn run_json(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<Stri
 /// machine ([`budget::estimate`], [`budget::Limits::of_this_machine`]) is refused with a config
 /// error naming the key that drives it.
 pub fn run_json_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(String, Option<Capture>), EngineError> {
+    run_json_profiled(scenario, seed, opts, &[])
+}
+
+/// [`run_json_captured`], the run also priced under each of `profiles` ([`profiles`]): the
+/// record's `profiles` holds, for each, the keys that depend on the profiles.
+pub fn run_json_profiled(scenario: &Scenario, seed: u64, opts: RunOptions, profiles: &[profiles::ProfileSet]) -> Result<(String, Option<Capture>), EngineError> {
+    run_profiled(scenario, seed, opts, profiles).map(|(r, c)| (r.to_json(), c))
+}
+
+/// A record of either form.
+#[derive(Debug, Clone)]
+pub enum AnyRecord {
+    Path(RunResult),
+    Network(result::network::NetRunResult),
+}
+
+impl AnyRecord {
+    pub fn to_json(&self) -> String {
+        match self {
+            AnyRecord::Path(r) => r.to_json(),
+            AnyRecord::Network(r) => r.to_json(),
+        }
+    }
+
+    /// How many further profiles the record was priced under.
+    pub fn profile_count(&self) -> usize {
+        match self {
+            AnyRecord::Path(r) => r.profiles.len(),
+            AnyRecord::Network(r) => r.profiles.len(),
+        }
+    }
+
+    /// The record of a run under the further profile `i` ([`RunResult::profile_record`]).
+    pub fn profile_record(&self, i: usize) -> Option<AnyRecord> {
+        match self {
+            AnyRecord::Path(r) => r.profile_record(i).map(AnyRecord::Path),
+            AnyRecord::Network(r) => r.profile_record(i).map(AnyRecord::Network),
+        }
+    }
+}
+
+/// Run a scenario of either form, also priced under each of `profiles`; the record and, when
+/// `opts.capture`, the capture. Refused as [`run_json_captured`] refuses, and with `opts.trace`
+/// when there are further profiles (the time series' power follows one profile).
+pub fn run_profiled(scenario: &Scenario, seed: u64, opts: RunOptions, profiles: &[profiles::ProfileSet]) -> Result<(AnyRecord, Option<Capture>), EngineError> {
     // A run far beyond the machine is refused before it starts, unless forced (budget.rs).
     if !opts.force {
         budget::estimate(scenario, &opts).check(&budget::Limits::of_this_machine())?;
     }
+    if opts.trace && !profiles.is_empty() {
+        return Err(EngineError::config(
+            "profiles",
+            "the sender's time series (trace) gives the power of the scenario's own profile only; trace a run without further profiles",
+        ));
+    }
     if scenario.network.is_none() {
-        return sim::run_captured(scenario, seed, opts).map(|(r, c)| (r.to_json(), c));
+        return sim::run_profiled(scenario, seed, opts, profiles).map(|(r, c)| (AnyRecord::Path(r), c));
     }
     if opts.trace {
         return Err(EngineError::config("trace", "the sender's time series is recorded for the single-path form only"));
     }
-    run_network_captured(scenario, seed, opts.capture).map(|(r, c)| (r.to_json(), c))
+    run_network_profiled(scenario, seed, opts.capture, profiles).map(|(r, c)| (AnyRecord::Network(r), c))
 }
 
 /// Run a scenario and also return its packet capture (present when `opts.capture`).

@@ -31,6 +31,17 @@ pub struct RunResult {
     /// Delivered byte ranges, when recorded (`RunOptions::record_deliveries`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deliveries: Option<Vec<(u64, u64)>>,
+    /// The run priced under each further profile asked for, in order (docs/units-and-scenarios.md,
+    /// "Several profiles in one run"); absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<PathProfile>,
+}
+
+/// The keys of a single-path record that depend on the device profiles, under one profile:
+/// put in place of the record's own, they give the record of a run under that profile.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PathProfile {
+    pub energy: EnergyResult,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -161,7 +172,15 @@ impl RunResult {
             cpu: CpuResult { sender_ops: ops(p.sender_cpu), receiver_ops: ops(p.receiver_cpu) },
             trace: p.trace,
             deliveries: p.deliveries,
+            profiles: Vec::new(),
         }
+    }
+
+    /// The record of a run under the further profile `i` (`profiles[i]` in place of the record's
+    /// own energy); `None` when there is no such profile.
+    pub fn profile_record(&self, i: usize) -> Option<RunResult> {
+        let p = self.profiles.get(i)?;
+        Some(RunResult { energy: p.energy.clone(), profiles: Vec::new(), ..self.clone() })
     }
 
     /// The record as JSON. Non-finite floats (e.g. completion of an unfinished run) become null.

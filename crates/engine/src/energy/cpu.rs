@@ -93,6 +93,15 @@ impl Op {
     }
 }
 
+/// One charge as the meter received it, kept so the same work can be costed under another
+/// profile (the cycles of an operation depend on the profile, the operation does not).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Charge {
+    Op(Op),
+    /// A router forwarding one IP packet of this many bytes ([`CpuMeter::charge_forward`]).
+    Forward { ip_len: u32 },
+}
+
 /// One node's CPU: a single server that runs charged work back to back. Busy intervals are kept
 /// (merged when they touch) so the meter can tell system-idle time from busy time.
 #[derive(Debug, Clone)]
@@ -110,6 +119,8 @@ pub struct CpuMeter {
     /// Of `cycles`, those charged by [`CpuMeter::charge_cycles`].
     pub other_cycles: f64,
     pub op_counts: [u64; OP_KINDS],
+    /// Every charge in order, when asked for ([`CpuMeter::keep_charges`]).
+    charges: Option<Vec<(SimTime, Charge)>>,
 }
 
 impl CpuMeter {
@@ -125,6 +136,7 @@ impl CpuMeter {
             cycles: 0.0,
             other_cycles: 0.0,
             op_counts: [0; OP_KINDS],
+            charges: None,
         }
     }
 
@@ -141,6 +153,7 @@ impl CpuMeter {
             cycles: 0.0,
             other_cycles: 0.0,
             op_counts: [0; OP_KINDS],
+            charges: None,
         }
     }
 
@@ -149,6 +162,9 @@ impl CpuMeter {
     #[inline]
     pub fn charge(&mut self, now: SimTime, op: Op) {
         self.op_counts[op.index()] += 1;
+        if let Some(log) = &mut self.charges {
+            log.push((now, Charge::Op(op)));
+        }
         let Some(costs) = &self.costs else { return };
         let cycles = op.cycles(costs);
         if now != self.pending_at {
@@ -182,6 +198,40 @@ impl CpuMeter {
         let fixed = c.forward.unwrap_or(c.ack_received + c.ack_sent);
         let per_byte = c.forward_per_byte.unwrap_or(c.per_byte);
         fixed + per_byte * ip_len.saturating_sub(52) as f64
+    }
+
+    /// Charge a router's forwarding of one IP packet of `ip_len` bytes ([`CpuMeter::forward_cycles`]).
+    #[inline]
+    pub fn charge_forward(&mut self, now: SimTime, ip_len: u32) {
+        if let Some(log) = &mut self.charges {
+            log.push((now, Charge::Forward { ip_len }));
+        }
+        let cycles = self.forward_cycles(ip_len);
+        self.charge_cycles(now, cycles);
+    }
+
+    /// Keep every charge from now on, so [`CpuMeter::replay`] can cost the same work under
+    /// another profile.
+    pub fn keep_charges(&mut self) {
+        self.charges.get_or_insert_with(Vec::new);
+    }
+
+    /// The charges kept so far, in order (empty unless [`CpuMeter::keep_charges`]).
+    pub fn charges(&self) -> &[(SimTime, Charge)] {
+        self.charges.as_deref().unwrap_or(&[])
+    }
+
+    /// A meter with another profile's costs that received the same charges in the same order:
+    /// the meter that profile's run would have ended with, since charges never change the run.
+    pub fn replay(charges: &[(SimTime, Charge)], costs: &CycleCosts, frequency_hz: f64, active_power_w: f64) -> Self {
+        let mut cpu = Self::new(costs, frequency_hz, active_power_w);
+        for &(at, c) in charges {
+            match c {
+                Charge::Op(op) => cpu.charge(at, op),
+                Charge::Forward { ip_len } => cpu.charge_forward(at, ip_len),
+            }
+        }
+        cpu
     }
 
     /// Turn the work gathered at `pending_at` into busy time.

@@ -9,7 +9,7 @@
 //! ```
 
 use super::battery::Battery;
-use super::cpu::CpuMeter;
+use super::cpu::{Charge, CpuMeter};
 use super::profile::DeviceProfile;
 use crate::config::RadioPolicy;
 use crate::units::{SimDuration, SimTime};
@@ -692,6 +692,27 @@ pub fn node_energy_and_battery(
     power.keep_segments = marked;
     sweep_timeline(&mut log, w.0, gaps, |s, e, st| power.add(s, e, st));
     power.finish(cpu_w, delivered_bytes, frames, marked.then_some(&mut log.marks))
+}
+
+/// One node's energy under another profile, from what the run logged: its radio log and the CPU
+/// charges it received ([`CpuMeter::keep_charges`]), replayed at that profile's costs. The figures
+/// are those of a run under `profile`, since the profile never changes what the node did (when
+/// it keeps the run's radio PHY: `crate::profiles`). Returns the replayed CPU meter too.
+#[allow(clippy::too_many_arguments)]
+pub fn node_energy_under(
+    profile: &DeviceProfile,
+    log: RadioLog,
+    charges: &[(SimTime, Charge)],
+    w: SimTime,
+    policy: RadioPolicy,
+    timeout: SimDuration,
+    delivered_bytes: u64,
+    battery: Option<&mut Battery>,
+) -> (NodeEnergy, CpuMeter) {
+    let c = &profile.cpu;
+    let mut cpu = CpuMeter::replay(charges, &c.cycles, c.frequency_hz, c.active_power_w);
+    let e = node_energy_and_battery(profile, log, &mut cpu, w, policy, timeout, delivered_bytes, battery);
+    (e, cpu)
 }
 
 /// Nanoseconds of tx and rx time attributed to each cause.

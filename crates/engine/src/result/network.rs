@@ -39,6 +39,61 @@ pub struct NetRunResult {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub pipes: BTreeMap<String, PipeCounters>,
     pub network: NetworkTotals,
+    /// The run priced under each further profile asked for, in order (docs/units-and-scenarios.md,
+    /// "Several profiles in one run"); absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<NetProfile>,
+}
+
+/// The keys of a network record that depend on the device profiles, under one profile: put in
+/// place of the record's own, they give the record of a run under that profile.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NetProfile {
+    pub energy: NetEnergyResult,
+    pub nodes: BTreeMap<String, NodeMetering>,
+    pub network: EnergyTotals,
+}
+
+/// What the meter gives for one node: its energy, the cycles its forwarding cost and its battery.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NodeMetering {
+    #[serde(flatten)]
+    pub energy: NodeEnergy,
+    pub forward_cycles: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub battery: Option<crate::energy::battery::BatteryResult>,
+}
+
+/// The network's energy: summed over the nodes, and per application bit delivered.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct EnergyTotals {
+    pub total_j: f64,
+    pub idealized_j: f64,
+    pub per_bit_total_uj: f64,
+    pub per_bit_idealized_uj: f64,
+}
+
+impl EnergyTotals {
+    /// Sums over `energies` in node order; per bit of the `delivered` application bytes (NaN when
+    /// nothing was delivered).
+    pub fn of<'e>(energies: impl Iterator<Item = &'e NodeEnergy> + Clone, delivered: u64) -> Self {
+        let (total_j, idealized_j): (f64, f64) = (energies.clone().map(|e| e.total_j).sum(), energies.map(|e| e.idealized_j).sum());
+        let per_bit_uj = |j: f64| if delivered > 0 { j * 1e6 / (delivered as f64 * 8.0) } else { f64::NAN };
+        Self { total_j, idealized_j, per_bit_total_uj: per_bit_uj(total_j), per_bit_idealized_uj: per_bit_uj(idealized_j) }
+    }
+}
+
+impl NetProfile {
+    /// The profile's part of the record from each node's metering in node order (`names`), the
+    /// application bytes all flows delivered, the window, and the single flow's ends if there is
+    /// exactly one flow.
+    pub fn assemble(names: &[&str], nodes: Vec<NodeMetering>, delivered: u64, window_s: f64, single: Option<(usize, usize)>) -> Self {
+        let network = EnergyTotals::of(nodes.iter().map(|m| &m.energy), delivered);
+        let alias = |k: Option<usize>| k.map(|k| nodes[k].energy.clone());
+        let energy = NetEnergyResult { sender: alias(single.map(|s| s.0)), receiver: alias(single.map(|s| s.1)), window_s };
+        let nodes = names.iter().map(|n| n.to_string()).zip(nodes).collect();
+        Self { energy, nodes, network }
+    }
 }
 
 /// What a shared 802.11 channel did: the sums over its stations, how busy the medium was, and
@@ -247,6 +302,24 @@ impl NetRunResult {
     /// The record as JSON; non-finite floats become null.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("result serializes")
+    }
+
+    /// The record of a run under the further profile `i` (`profiles[i]` in place of the record's
+    /// own keys); `None` when there is no such profile.
+    pub fn profile_record(&self, i: usize) -> Option<NetRunResult> {
+        let p = self.profiles.get(i)?;
+        let mut r = NetRunResult { profiles: Vec::new(), ..self.clone() };
+        r.energy = p.energy.clone();
+        for (name, m) in &p.nodes {
+            let node = r.nodes.get_mut(name)?;
+            node.energy = m.energy.clone();
+            node.forward_cycles = m.forward_cycles;
+            node.battery = m.battery.clone();
+        }
+        let t = p.network;
+        (r.network.total_j, r.network.idealized_j, r.network.per_bit_total_uj, r.network.per_bit_idealized_uj) =
+            (t.total_j, t.idealized_j, t.per_bit_total_uj, t.per_bit_idealized_uj);
+        Some(r)
     }
 }
 

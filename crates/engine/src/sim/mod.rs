@@ -13,7 +13,8 @@ use crate::error::EngineError;
 use crate::metrics::trace::Trace;
 use crate::net::impair::RouteNotice;
 use crate::net::link::{Fate, Link};
-use crate::result::RunResult;
+use crate::profiles::ProfileSet;
+use crate::result::{EnergyResult, PathProfile, RunResult};
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
 use crate::units::SimTime;
@@ -118,6 +119,8 @@ pub struct World<'a> {
     /// IP bytes the sender's link had finished serializing when the last data byte was
     /// acknowledged: the flow's throughput counts these.
     bytes_out_by_completion: Option<u64>,
+    /// Further profiles to price the run under when it is over (`crate::profiles`).
+    profiles: &'a [ProfileSet],
 }
 
 impl<'a> World<'a> {
@@ -152,7 +155,17 @@ impl<'a> World<'a> {
             record_deliveries: opts.record_deliveries,
             capture: opts.capture.then(|| Capture::single_path(packets)),
             bytes_out_by_completion: None,
+            profiles: &[],
         }
+    }
+
+    /// Also price the run under each of `profiles` (their energy goes to the record's `profiles`).
+    pub fn with_profiles(mut self, profiles: &'a [ProfileSet]) -> Self {
+        if !profiles.is_empty() {
+            self.nodes.iter_mut().for_each(|n| n.cpu.keep_charges());
+        }
+        self.profiles = profiles;
+        self
     }
 
     /// Run to completion or to `stop_after`.
@@ -338,6 +351,7 @@ impl<'a> World<'a> {
             )));
         }
         let mut logs = [std::mem::take(&mut self.nodes[0].radio), std::mem::take(&mut self.nodes[1].radio)];
+        let kept = if self.profiles.is_empty() { None } else { Some(logs.clone()) };
         let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
         let mut energy = |n: usize, profile: &crate::energy::profile::DeviceProfile, keep_timeline: bool| {
             let log = std::mem::take(&mut logs[n]);
@@ -356,7 +370,7 @@ impl<'a> World<'a> {
             let tl_snd = tl_snd.expect("the sender's timeline is kept when tracing");
             t.finish(&tl_snd, &s.energy.sender.profile, &mut self.nodes[SENDER].cpu)
         });
-        let record = RunResult::assemble(crate::result::Parts {
+        let mut record = RunResult::assemble(crate::result::Parts {
             scenario: s,
             seed,
             complete,
@@ -376,6 +390,20 @@ impl<'a> World<'a> {
             trace,
             deliveries: self.nodes[RECEIVER].ep.receiver.as_ref().and_then(|r| r.delivery_log.clone()),
         });
+        if let Some(kept) = kept {
+            let window_s = record.energy.window_s;
+            record.profiles = self
+                .profiles
+                .iter()
+                .map(|p| {
+                    let e = |n: usize| {
+                        let (e, _) = meter::node_energy_under(&p.nodes[n], kept[n].clone(), self.nodes[n].cpu.charges(), window_end, p.radio_policy, p.timeout, delivered, None);
+                        e
+                    };
+                    PathProfile { energy: EnergyResult { sender: e(SENDER), receiver: e(RECEIVER), window_s } }
+                })
+                .collect();
+        }
         Ok((record, capture))
     }
 }
@@ -395,6 +423,11 @@ fn single_path_only(scenario: &Scenario) -> Result<(), EngineError> {
 
 /// Run `scenario` with `seed`; the second value is the packet capture when `opts.capture`.
 pub fn run_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(RunResult, Option<Capture>), EngineError> {
+    run_profiled(scenario, seed, opts, &[])
+}
+
+/// [`run_captured`], the run also priced under each of `profiles` (`crate::profiles`).
+pub fn run_profiled(scenario: &Scenario, seed: u64, opts: RunOptions, profiles: &[ProfileSet]) -> Result<(RunResult, Option<Capture>), EngineError> {
     single_path_only(scenario)?;
-    World::new(scenario, seed, opts).run_captured(seed)
+    World::new(scenario, seed, opts).with_profiles(profiles).run_captured(seed)
 }

@@ -28,8 +28,10 @@ use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
 use crate::metrics::efficiency::{self, Efficiency};
 use crate::result::network::{
-    jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters, SplitHalf, SplitResult,
+    jain_index, EnergyTotals, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetProfile, NetRunResult, NetworkTotals, NodeMetering, PipeCounters, SplitHalf,
+    SplitResult,
 };
+use crate::profiles::ProfileSet;
 use channel::ChannelState;
 use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
@@ -219,6 +221,8 @@ pub struct NetWorld<'a> {
     horizon: Option<SimTime>,
     /// What tests watch of split flows, one entry per flow, when asked (`run_with_split_logs`).
     split_logs: Option<Vec<SplitLog>>,
+    /// Further profiles to price the run under when it is over (`crate::profiles`).
+    profiles: &'a [ProfileSet],
 }
 
 /// What a run shows of a split flow, for checks (`NetWorld::run_with_split_logs`); empty for a
@@ -332,6 +336,7 @@ impl<'a> NetWorld<'a> {
             capture: None,
             horizon: None,
             split_logs: None,
+            profiles: &[],
         };
         for (i, f) in net.flows.iter().enumerate() {
             let id = i as u32;
@@ -383,6 +388,15 @@ impl<'a> NetWorld<'a> {
     /// Run until `at` even when every flow is done, and meter the window [0, at) (batteries).
     pub fn with_horizon(mut self, at: SimTime) -> Self {
         self.horizon = Some(at);
+        self
+    }
+
+    /// Also price the run under each of `profiles` (their part of the record goes to `profiles`).
+    pub fn with_profiles(mut self, profiles: &'a [ProfileSet]) -> Self {
+        if !profiles.is_empty() {
+            self.nodes.iter_mut().for_each(|n| n.cpu.keep_charges());
+        }
+        self.profiles = profiles;
         self
     }
 
@@ -832,8 +846,7 @@ impl<'a> NetWorld<'a> {
         let dest = self.node_of(f, side);
         if node != dest {
             let n = &mut self.nodes[node.index()];
-            let cycles = n.cpu.forward_cycles(p.wire_len());
-            n.cpu.charge_cycles(self.now, cycles);
+            n.cpu.charge_forward(self.now, p.wire_len());
             n.forwarded += 1;
             // RFC 791 §3.2: each router takes one off the time to live. Routes are loop-free,
             // so it is only shown, never used to discard (it stops at 1 on paths over 63 hops).
@@ -1082,11 +1095,18 @@ impl<'a> NetWorld<'a> {
 
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
+        let mut priced: Vec<Vec<NodeMetering>> = vec![Vec::with_capacity(net.nodes.len()); self.profiles.len()];
         for (n, cfg) in net.nodes.iter().enumerate() {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
-            let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
+            let new_battery = || cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose();
+            for (p, set) in self.profiles.iter().enumerate() {
+                let mut battery = new_battery()?;
+                let (energy, cpu) = meter::node_energy_under(&set.nodes[n], log.clone(), nd.cpu.charges(), window_end, set.radio_policy, set.timeout, served[n], battery.as_mut());
+                priced[p].push(NodeMetering { energy, forward_cycles: cpu.other_cycles, battery: battery.map(|b| b.result(window_end.0)) });
+            }
+            let mut battery = new_battery()?;
             let e = meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n], battery.as_mut());
             let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
@@ -1137,16 +1157,15 @@ impl<'a> NetWorld<'a> {
         let payload_all: u64 = flows.iter().map(|f| f.flow.bytes_delivered).sum();
         let net_efficiency = Efficiency::of(weights, t_all, g_all, tmax_all, efficiency::data_overhead(sent_all, payload_all), f64::NAN);
         let delivered: u64 = delivered_of.iter().sum();
-        let (total_j, idealized_j): (f64, f64) = (energies.iter().map(|e| e.total_j).sum(), energies.iter().map(|e| e.idealized_j).sum());
-        let per_bit_uj = |j: f64| if delivered > 0 { j * 1e6 / (delivered as f64 * 8.0) } else { f64::NAN };
+        let totals = EnergyTotals::of(energies.iter(), delivered);
         let network = NetworkTotals {
             goodput_bps: if w_s > 0.0 { delivered as f64 * 8.0 / w_s } else { 0.0 },
             bytes_delivered: delivered,
             wire_bytes,
-            total_j,
-            idealized_j,
-            per_bit_total_uj: per_bit_uj(total_j),
-            per_bit_idealized_uj: per_bit_uj(idealized_j),
+            total_j: totals.total_j,
+            idealized_j: totals.idealized_j,
+            per_bit_total_uj: totals.per_bit_total_uj,
+            per_bit_idealized_uj: totals.per_bit_idealized_uj,
             jain_fairness: jain_index(&goodputs),
             unfavored_flows,
             risk_index: if flows.is_empty() { f64::NAN } else { unfavored_flows as f64 / flows.len() as f64 },
@@ -1167,6 +1186,9 @@ impl<'a> NetWorld<'a> {
             Some(_) => "mixed".to_string(),
         };
         let single = flows.len() == 1;
+        let names: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).collect();
+        let ends = single.then(|| (net.flows[0].src.index(), net.flows[0].dst.index()));
+        let profiles = priced.into_iter().map(|nodes| NetProfile::assemble(&names, nodes, delivered, w_s, ends)).collect();
         let (sender, receiver) = if single {
             let f = &net.flows[0];
             (Some(energies[f.src.index()].clone()), Some(energies[f.dst.index()].clone()))
@@ -1190,6 +1212,7 @@ impl<'a> NetWorld<'a> {
             channels,
             pipes,
             network,
+            profiles,
         })
     }
 }
