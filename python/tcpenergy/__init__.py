@@ -10,7 +10,7 @@
 """
 
 from tcpenergy._version import __version__, engine_version
-from tcpenergy.api import estimate, load_scenario, run, run_traced, to_frame, validate
+from tcpenergy.api import estimate, load_scenario, profile_records, run, run_traced, to_frame, validate
 from tcpenergy.calibration import calibrate
 from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
 from tcpenergy.scenario import Scenario
@@ -32,6 +32,7 @@ __all__ = [
     "engine_version",
     "estimate",
     "load_scenario",
+    "profile_records",
     "run",
     "run_traced",
     "to_frame",

@@ -16,13 +16,24 @@ def run(
     seed: Optional[int] = None,
     overrides: list[tuple[str, str]] = ...,
     trace: bool = False,
+    force: bool = False,
+    profiles: list[list[tuple[str, str]]] = ...,
 ) -> str: ...
 def run_captured(
     scenario_json: str,
     seed: Optional[int] = None,
     overrides: list[tuple[str, str]] = ...,
     trace: bool = False,
+    force: bool = False,
+    profiles: list[list[tuple[str, str]]] = ...,
 ) -> tuple[str, list[tuple[str, bytes]]]: ...
+def run_each_profile(
+    scenario_json: str,
+    seed: Optional[int] = None,
+    overrides: list[tuple[str, str]] = ...,
+    profiles: list[list[tuple[str, str]]] = ...,
+    force: bool = False,
+) -> list[str]: ...
 def validate(scenario_json: str, overrides: list[tuple[str, str]] = ...) -> str: ...
 def profiles() -> str: ...
 def version() -> str: ...

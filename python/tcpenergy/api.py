@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import warnings
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tu
 
 from tcpenergy._native import engine
 from tcpenergy.capture import check_pcap_dir, write_pcap_dir
-from tcpenergy.exceptions import scenario_error
+from tcpenergy.exceptions import ScenarioError, scenario_error
 from tcpenergy.records import flatten
 from tcpenergy.scenario import (
     Override,
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 ScenarioLike = Union[Scenario, Mapping[str, Any], PathLike]
+# A further profile: a profile (built-in name, profile file, or table) for every node, or a dict of
+# energy overrides ({"energy.sender": ..., "nodes.ap.profile": ..., "energy.radio_policy": ...}).
+ProfileLike = Union[str, PathLike, Mapping[str, Any]]
 
 _MAX_SEED = 2**64 - 1
 
@@ -77,6 +81,7 @@ def execute(
     pcap: Optional[PathLike] = None,
     pcap_option: str = "pcap",
     force: bool = False,
+    profiles: Sequence[ProfileLike] = (),
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
@@ -88,11 +93,13 @@ def execute(
     directory raises OutputPathError naming ``pcap_option`` before anything runs.
     A run whose estimate (:func:`estimate`) is far beyond this machine raises ScenarioError
     naming the key that drives it, unless ``force``; then it warns (BeyondMachineWarning) and runs.
+    ``profiles``: further profiles to price the same run under (see :func:`run`).
     """
     scenario = _as_scenario(scenario)
     _check_seed(seed)
     check_overrides(overrides)
     encoded = encode_overrides(overrides)
+    sets = encode_profiles(scenario, overrides, profiles)
     if force:
         refusal = _estimate(scenario, overrides, trace, pcap is not None).get("refusal")
         if refusal:
@@ -100,10 +107,10 @@ def execute(
             warnings.warn(f"{where}{refusal['reason']}; running anyway (forced)", BeyondMachineWarning,
                           stacklevel=2)
     if pcap is None:
-        text = engine.run(scenario.to_json(), seed, encoded, trace, force)
+        text = engine.run(scenario.to_json(), seed, encoded, trace, force, sets)
     else:
         check_pcap_dir(Path(pcap), pcap_option)
-        text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force)
+        text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force, sets)
         write_pcap_dir(Path(pcap), files, pcap_option)
     record = json.loads(text)
     columns = record.pop("trace", None)
@@ -124,8 +131,58 @@ def parameters(scenario: Scenario, seed: Optional[int] = None,
     return out
 
 
+def _is_overrides(profile: Any) -> bool:
+    # A profile table's keys are plain names (platform, radio, cpu, ...); overrides are dotted.
+    return isinstance(profile, Mapping) and any(isinstance(k, str) and "." in k for k in profile)
+
+
+def encode_profiles(scenario: Scenario, overrides: Sequence[Override],
+                    profiles: Sequence[ProfileLike]) -> list:
+    """Further profiles as the engine takes them: per profile, (dotted key, JSON text) overrides.
+    A dict with dotted keys is taken as such overrides (the engine accepts energy settings only);
+    any other profile (a name, a file, a table) is set on every node."""
+    if isinstance(profiles, (str, bytes, Mapping)) or not isinstance(profiles, Sequence):
+        raise scenario_error("profiles", f"must be a list of profiles, got {type(profiles).__name__}")
+    slots: Optional[list] = None
+    out = []
+    for i, profile in enumerate(profiles):
+        if _is_overrides(profile):
+            pairs = list(profile.items())
+        elif isinstance(profile, (str, Mapping)) or hasattr(profile, "__fspath__"):
+            if slots is None:
+                normalized = _validate(scenario, list(overrides))
+                slots = ([f"nodes.{name}.profile" for name in normalized["nodes"]] if "nodes" in normalized
+                         else ["energy.sender", "energy.receiver"])
+            pairs = [(slot, profile) for slot in slots]
+        else:
+            raise scenario_error(f"profiles.{i}", "expected a profile (a built-in name, a profile file or a "
+                                                  f"table) or a dict of energy overrides, got {type(profile).__name__}")
+        try:
+            out.append(encode_overrides(pairs))
+        except ScenarioError as exc:
+            raise scenario_error(f"profiles.{i}.{exc.path}" if getattr(exc, "path", "") else f"profiles.{i}",
+                                 getattr(exc, "message", None) or str(exc)) from None
+    return out
+
+
+def profile_records(record: Mapping[str, Any]) -> list:
+    """The records of runs under each further profile of ``record`` (see :func:`run`), in order:
+    each is ``record`` with that profile's keys in place of its own (and no ``profiles``)."""
+    base = {k: v for k, v in record.items() if k != "profiles"}
+    return [_overlay(copy.deepcopy(base), part) for part in record.get("profiles", [])]
+
+
+def _overlay(record: dict, part: Mapping[str, Any]) -> dict:
+    for key, value in part.items():
+        if isinstance(value, Mapping) and isinstance(record.get(key), dict):
+            _overlay(record[key], value)
+        else:
+            record[key] = copy.deepcopy(value)
+    return record
+
+
 def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[PathLike] = None,
-        force: bool = False, **overrides: Any) -> dict:
+        force: bool = False, profiles: Sequence[ProfileLike] = (), **overrides: Any) -> dict:
     """Run a scenario (a Scenario, a dict or a path) and return its result record as a dict.
 
     ``seed`` replaces the scenario's seed; keyword overrides use dotted keys, e.g.
@@ -133,8 +190,17 @@ def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[Pa
     ``pcap=DIR`` also writes each interface's packets to ``DIR/<from>-<to>.pcap``
     (``sender-receiver.pcap`` and ``receiver-sender.pcap`` for a single path; docs/capture.md).
     A run far beyond this machine (:func:`estimate`) raises ScenarioError unless ``force=True``.
+
+    ``profiles=[A, B, ...]`` prices the same run under further profiles too: each a profile (a
+    built-in name, a profile TOML file or a table) for every node, or a dict of energy overrides
+    (``{"energy.sender": ..., "energy.radio_policy": "ideal"}``, ``{"nodes.ap.profile": ...}``).
+    The record then has ``profiles``: per profile, the keys that depend on it (the energy
+    sections, each node's energy, the network totals), and :func:`profile_records` gives each
+    profile's whole record, the one a separate run under it gives. A profile that would change the
+    run itself (802.11 power save on or off, another radio PHY, the profile of a node whose battery
+    ends the run) raises ScenarioError naming it (docs/units-and-scenarios.md).
     """
-    record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap, force=force)
+    record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap, force=force, profiles=profiles)
     return record
 
 

@@ -8,7 +8,8 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tcpenergy_engine::{EngineError as EngineErr, RunOptions, Scenario};
+use tcpenergy_engine::profiles::ProfileSet;
+use tcpenergy_engine::{AnyRecord, EngineError as EngineErr, RunOptions, Scenario};
 
 create_exception!(_engine, TcpEnergyError, PyException, "Base class of every tcpenergy error.");
 create_exception!(_engine, ScenarioError, TcpEnergyError, "The scenario is invalid; `.path` names the key.");
@@ -45,19 +46,30 @@ fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> Result<T, EngineErr>) -> PyRes
     }
 }
 
+/// Further profiles as the bindings take them: per profile, [(dotted key, JSON value text)].
+type Profiles = Vec<Vec<(String, String)>>;
+
+/// The scenario, its seed and the profile sets of `profiles` (`tcpenergy_engine::profiles`).
+fn prepare(text: &str, seed: Option<u64>, overrides: &[(String, String)], profiles: &[Vec<(String, String)>]) -> Result<(Scenario, u64, Vec<ProfileSet>), EngineErr> {
+    let s = Scenario::from_json(text, overrides)?;
+    let sets = tcpenergy_engine::profiles::from_overrides(text, overrides, &s, profiles)?;
+    let seed = seed.unwrap_or(s.seed);
+    Ok((s, seed, sets))
+}
+
 /// Run a scenario (JSON text) with overrides [(dotted key, JSON value text)]; returns the result
 /// record as JSON text. The GIL is released while the simulation runs.
 /// A run whose estimate is far beyond this machine is refused (a ScenarioError naming the key
-/// that drives it) unless `force`.
+/// that drives it) unless `force`. `profiles`: further profiles to price the run under, each
+/// a list of overrides of energy settings; the record's `profiles` holds their part.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false))]
-fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool, force: bool) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new()))]
+fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool, force: bool, profiles: Profiles) -> PyResult<String> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
-            let s = Scenario::from_json(&text, &overrides)?;
-            let seed = seed.unwrap_or(s.seed);
-            tcpenergy_engine::run_json(&s, seed, RunOptions { trace, force, ..Default::default() })
+            let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
+            tcpenergy_engine::run_json_profiled(&s, seed, RunOptions { trace, force, ..Default::default() }, &sets).map(|(r, _)| r)
         }))
     });
     guarded(py, || match result {
@@ -70,7 +82,8 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
 /// and a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
 /// ("sender-receiver", b"...").
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false))]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn run_captured(
     py: Python<'_>,
     scenario_json: &str,
@@ -78,14 +91,14 @@ fn run_captured(
     overrides: Vec<(String, String)>,
     trace: bool,
     force: bool,
+    profiles: Profiles,
 ) -> PyResult<(String, Vec<(String, PyObject)>)> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
-            let s = Scenario::from_json(&text, &overrides)?;
-            let seed = seed.unwrap_or(s.seed);
+            let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
             let opts = RunOptions { trace, capture: true, force, ..Default::default() };
-            let (record, capture) = tcpenergy_engine::run_json_captured(&s, seed, opts)?;
+            let (record, capture) = tcpenergy_engine::run_json_profiled(&s, seed, opts, &sets)?;
             let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
             Ok((record, files))
         }))
@@ -96,6 +109,35 @@ fn run_captured(
     })?;
     let files = files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into_any().unbind())).collect();
     Ok((record, files))
+}
+
+/// Run once and price the run under the scenario's own profiles and each of `profiles`; returns
+/// one whole record per profile, the scenario's own first: each is, byte for byte, the record a
+/// separate run under that profile gives.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), profiles=Vec::new(), force=false))]
+fn run_each_profile(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, profiles: Profiles, force: bool) -> PyResult<Vec<String>> {
+    let text = scenario_json.to_owned();
+    let result = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
+            let (record, _) = tcpenergy_engine::run_profiled(&s, seed, RunOptions { force, ..Default::default() }, &sets)?;
+            let mut own = record.clone();
+            match &mut own {
+                AnyRecord::Path(r) => r.profiles.clear(),
+                AnyRecord::Network(r) => r.profiles.clear(),
+            }
+            let mut out = vec![own.to_json()];
+            for i in 0..record.profile_count() {
+                out.push(record.profile_record(i).ok_or_else(|| EngineErr::Invariant(format!("no record of profile {i}")))?.to_json());
+            }
+            Ok(out)
+        }))
+    });
+    guarded(py, || match result {
+        Ok(r) => r,
+        Err(p) => std::panic::resume_unwind(p),
+    })
 }
 
 /// Validate a scenario; returns the normalized scenario (all defaults filled in) as JSON text.
@@ -151,6 +193,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_captured, m)?)?;
+    m.add_function(wrap_pyfunction!(run_each_profile, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
