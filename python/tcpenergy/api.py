@@ -118,6 +118,23 @@ def execute(
     return record, columns
 
 
+def run_each_profile(scenario: ScenarioLike, seed: Optional[int] = None, overrides: Sequence[Override] = (),
+                     profiles: Sequence[ProfileLike] = (), force: bool = False) -> list:
+    """Run once and return the whole record under the scenario's own profiles, then under each of
+    ``profiles`` (see :func:`run`): each is the record a separate :func:`execute` with that profile
+    gives (with ``parameters``), from one simulation."""
+    scenario = _as_scenario(scenario)
+    _check_seed(seed)
+    check_overrides(overrides)
+    encoded = encode_overrides(overrides)
+    sets = encode_profiles(scenario, overrides, profiles)
+    texts = engine.run_each_profile(scenario.to_json(), seed, encoded, sets, force)
+    records = [json.loads(text) for text in texts]
+    for record in records:
+        record["parameters"] = parameters(scenario, seed, overrides)
+    return records
+
+
 def parameters(scenario: Scenario, seed: Optional[int] = None,
                overrides: Sequence[Override] = ()) -> dict:
     """The inputs that set a run apart: ``{"scenario": name, <dotted key>: value for each

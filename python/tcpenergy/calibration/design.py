@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Sequence, Tuple
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -81,11 +81,22 @@ def step(key: str, value: float) -> float:
 
 def simulate_row(row: Row, profile: Mapping) -> Outcome:
     """Run the row's scenario with ``profile`` on the measured node."""
-    overrides = list(row.overrides) + [(f"energy.{row.node}", dict(profile))]
+    return simulate_profiles(row, [profile])[0]
+
+
+def simulate_profiles(row: Row, profiles: Sequence[Mapping]) -> List[Outcome]:
+    """Run the row's scenario once and price it with each of ``profiles`` on the measured node: the
+    outcomes of separate runs (a profile never changes the run; docs/calibration.md)."""
+    slot = f"energy.{row.node}"
+    overrides = list(row.overrides) + [(slot, dict(profiles[0]))]
     try:
-        record, _ = api.execute(row.scenario, row.seed, overrides)
+        records = api.run_each_profile(row.scenario, row.seed, overrides, [{slot: dict(p)} for p in profiles[1:]])
     except ScenarioError as exc:
         raise input_error(f"row {row.id}", f"scenario {row.scenario_text}: {describe(exc)}") from None
+    return [_outcome(row, record, profile) for record, profile in zip(records, profiles)]
+
+
+def _outcome(row: Row, record: Mapping, profile: Mapping) -> Outcome:
     if not record.get("complete", True):
         raise input_error(f"row {row.id}", f"scenario {row.scenario_text}: the run reached "
                                            f"stop_after before the transfer completed; a measured "
@@ -165,23 +176,30 @@ def _check_affine(row: Row, key: str, h: float, base: Outcome, once: Outcome, tw
 
 
 def build_design(rows: Sequence[Row], profile: Mapping, keys: Sequence[str],
-                 simulate: Simulate = simulate_row) -> Design:
+                 simulate: Optional[Simulate] = None) -> Design:
     """Slopes of every row's quantity in every key, by perturbation, with the affinity checks.
-    Runs 1 + 2·len(keys) simulations per row."""
+    Prices 1 + 2·len(keys) profiles per row: one simulation per row, priced under each
+    (``simulate``, given, runs one per profile instead)."""
     keys = tuple(keys)
     theta0 = np.array([get_figure(profile, k) for k in keys], dtype=float)
     steps = np.array([step(k, v) for k, v in zip(keys, theta0)], dtype=float)
     start = np.empty(len(rows))
     bounds = np.empty(len(rows))
     slopes = np.zeros((len(rows), len(keys)))
+    # The starting profile, then each key raised by h and by 2h.
+    profiles = [profile]
+    for j, key in enumerate(keys):
+        h = steps[j]
+        profiles += [with_figure(profile, key, theta0[j] + h), with_figure(profile, key, theta0[j] + 2.0 * h)]
     for i, row in enumerate(rows):
-        base = simulate(row, profile)
+        outcomes = (simulate_profiles(row, profiles) if simulate is None
+                    else [simulate(row, p) for p in profiles])
+        base = outcomes[0]
         start[i] = base.value
         bounds[i] = rounding(base)
         for j, key in enumerate(keys):
             h = steps[j]
-            once = simulate(row, with_figure(profile, key, theta0[j] + h))
-            twice = simulate(row, with_figure(profile, key, theta0[j] + 2.0 * h))
+            once, twice = outcomes[1 + 2 * j], outcomes[2 + 2 * j]
             _check_affine(row, key, h, base, once, twice)
             slopes[i, j] = (twice.value - base.value) / (2.0 * h)
     return Design(keys=keys, theta0=theta0, start=start, slopes=slopes, steps=steps,
