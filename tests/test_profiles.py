@@ -147,3 +147,52 @@ def test_a_missing_or_malformed_profile_file_is_one_line_naming_the_key_and_the_
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: energy.sender: ") and said in lines[0], lines
     assert str(path) in lines[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sweeps that differ only in profiles (tcpenergy/experiments/profiles.py)
+
+
+def _profile_sweeps(tmp_path: Path, profiles) -> list:
+    import sweep_support as support
+    from tcpenergy.reproduce import _toml
+
+    files = []
+    for k, profile in enumerate(profiles):
+        data = tcpenergy.api.read_toml(SCENARIOS / "quickstart.toml")
+        data["energy"]["sender"] = profile
+        data["energy"]["receiver"] = profile
+        base = tmp_path / f"base{k}.toml"
+        base.write_text(_toml.dumps(data), encoding="utf-8")
+        files.append(support.write_sweep(tmp_path / f"s{k}.toml", {"tcp.variant": ["reno", "sack"],
+                                                                  # A cell setting a profile itself keeps it.
+                                                                  "energy.receiver": [TOSHIBA, "agrawal2003-samsung-wavelan-turbo"]},
+                                         base=base, repetitions=2, name="priced"))
+    return files
+
+
+def test_sweeps_that_differ_only_in_profiles_store_what_each_sweep_alone_stores(tmp_path):
+    import sweep_support as support
+    from tcpenergy.experiments.profiles import sweep_profiles
+
+    files = _profile_sweeps(tmp_path, [TOSHIBA, _costlier(), "agrawal2003-samsung-wavelan-turbo"])
+    together = [tmp_path / f"together{k}.duckdb" for k in range(len(files))]
+    outcomes = sweep_profiles(files, together, jobs=1, progress=False)
+    assert [o.ran for o in outcomes] == [8, 8, 8]
+    for k, spec in enumerate(files):
+        alone = tmp_path / f"alone{k}.duckdb"
+        tcpenergy.sweep(spec, store=alone, jobs=1, progress=False)
+        assert support.stored(together[k]) == support.stored(alone)
+        # Each sweep of its own now finds every run stored.
+        assert tcpenergy.sweep(spec, store=together[k], jobs=1, progress=False).ran == 0
+
+
+def test_sweeps_whose_bases_differ_beyond_profiles_are_refused(tmp_path):
+    from tcpenergy.experiments.errors import SweepSpecError
+    from tcpenergy.experiments.profiles import sweep_profiles
+
+    files = _profile_sweeps(tmp_path, [TOSHIBA, TOSHIBA])
+    text = files[1].read_text(encoding="utf-8").replace('"traffic.bytes" = "100KB"', '"traffic.bytes" = "200KB"')
+    files[1].write_text(text, encoding="utf-8")
+    with pytest.raises(SweepSpecError):
+        sweep_profiles(files, [tmp_path / "a.duckdb", tmp_path / "b.duckdb"], jobs=1, progress=False)

@@ -53,6 +53,26 @@ def _exit_with(sentinel: int) -> None:
     os._exit(1)
 
 
+def run_profile_items(items: Sequence[Tuple[int, int, List[Tuple[str, str]], list]],
+                      base_json: Optional[str] = None) -> List[Result]:
+    """Like :func:`run_items` for items that also carry further profiles (overrides of energy
+    settings): each run is simulated once, and its result holds ``results``, the whole record
+    under the scenario's own profiles and then under each further one."""
+    base = base_json if base_json is not None else _BASE
+    out = []
+    for index, seed, overrides, profiles in items:
+        start = time.perf_counter()
+        try:
+            texts, status, error = engine.run_each_profile(base, seed, overrides, profiles, False), "ok", None
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the engine's errors, and a panic (a BaseException)
+            texts, status, error = None, "failed", f"{type(exc).__name__}: {exc}"
+        out.append({"index": index, "status": status, "error": error, "results": texts,
+                    "wall_s": time.perf_counter() - start})
+    return out
+
+
 def run_items(items: Sequence[Item], base_json: Optional[str] = None) -> List[Result]:
     """Run a chunk; the scenario is the worker's (pool) or passed once per worker (dask)."""
     base = base_json if base_json is not None else _BASE
@@ -113,10 +133,10 @@ class SerialExecutor:
 
     workers = 1
 
-    def run(self, base_json: str, items: Sequence[Item]) -> Iterator[List[Result]]:
+    def run(self, base_json: str, items: Sequence[Item], work: Any = run_items) -> Iterator[List[Result]]:
         chunks = Chunker(items, 1, target_s=0.1)
         while chunks:
-            results = run_items(chunks.next(), base_json)
+            results = work(chunks.next(), base_json)
             chunks.observe(results)
             yield results
 
@@ -139,7 +159,7 @@ class PoolExecutor:
     def __init__(self, jobs: int) -> None:
         self.workers = jobs
 
-    def run(self, base_json: str, items: Sequence[Item]) -> Iterator[List[Result]]:
+    def run(self, base_json: str, items: Sequence[Item], work: Any = run_items) -> Iterator[List[Result]]:
         chunks = Chunker(items, self.workers, target_s=0.2)
         pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_pool_context(),
                                    initializer=_init_pool_worker, initargs=(base_json,))
@@ -147,7 +167,7 @@ class PoolExecutor:
         try:
             while chunks or pending:
                 while chunks and len(pending) < 2 * self.workers:
-                    pending.add(pool.submit(run_items, chunks.next()))
+                    pending.add(pool.submit(work, chunks.next()))
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     try:
@@ -192,7 +212,7 @@ class DaskExecutor:
             self._client = Client(self._cluster)
         self.workers = max(1, sum(self._client.nthreads().values()))
 
-    def run(self, base_json: str, items: Sequence[Item]) -> Iterator[List[Result]]:
+    def run(self, base_json: str, items: Sequence[Item], work: Any = run_items) -> Iterator[List[Result]]:
         from distributed import as_completed
 
         client = self._client
@@ -208,7 +228,7 @@ class DaskExecutor:
                     chunks.workers = max(1, sum(client.nthreads().values()))
                     checked = time.monotonic()
                 while chunks and in_flight < 2 * chunks.workers:
-                    futures.add(client.submit(run_items, chunks.next(), base, pure=False))
+                    futures.add(client.submit(work, chunks.next(), base, pure=False))
                     in_flight += 1
                 if in_flight == 0:
                     break

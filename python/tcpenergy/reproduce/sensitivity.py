@@ -453,17 +453,53 @@ def sweeps_by_claim(run: ValueRun) -> Dict[str, Set[str]]:
 
 def run_value(paper: str, directory: Path, key: str, value: float, *, keep: Optional[AbstractSet[str]] = None,
               quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
-              log: Callable[[str], None] = print, part: Optional[str] = None) -> ValueRun:
+              log: Callable[[str], None] = print, part: Optional[str] = None,
+              also: Sequence[float] = ()) -> ValueRun:
     """The reproduction at one value of ``key``, into ``directory`` (resumable): the paper's own
     pipeline with every experiment through :func:`with_figure`, only the sweeps in ``keep`` (None:
-    all), and no report."""
+    all), and no report. ``also``: values whose reproductions (beside ``directory``) get each
+    experiment's runs from the same simulations, priced under their profiles."""
     from tcpenergy.reproduce import reproduce
+
+    together: Set[str] = set()
+
+    def transform(exp):
+        # A paper may transform an experiment again (to read its profile): run it together once.
+        if also and exp.name not in together:
+            together.add(exp.name)
+            run_together(paper, exp, key, [value, *also], Path(directory).parent, jobs, progress, log)
+        return with_figure(exp, key, value)
 
     started = time.perf_counter()
     outcome = reproduce(paper, directory, quick=quick, jobs=jobs, progress=progress, log=log, part=part,
-                        transform=lambda exp: with_figure(exp, key, value), keep=keep, report=False)
+                        transform=transform, keep=keep, report=False)
     return ValueRun(value, Path(directory), {r["id"]: r for r in outcome.claims}, list(outcome.skipped),
                     outcome.runs, outcome.failed_runs, time.perf_counter() - started)
+
+
+def run_together(paper: str, exp, key: str, values: Sequence[float], parent: Path, jobs: Optional[int],
+                 progress: bool, log: Callable[[str], None]) -> None:
+    """Run ``exp`` at every value at once: its copies differ only in the swept profile figure, so each
+    run is simulated once and priced under every value's profile (tcpenergy.experiments.profiles),
+    into each value's store (``parent``/VALUE/runs.duckdb). Each value's reproduction then finds
+    these runs stored; should the copies differ in more than profiles, they run apart."""
+    import tempfile
+
+    from tcpenergy.experiments.errors import SweepSpecError
+    from tcpenergy.experiments.profiles import sweep_profiles
+    from tcpenergy.reproduce.common import write_experiment
+
+    log(f"sweep {exp.name}: {len(values)} values of {key} priced in one simulation per run")
+    with tempfile.TemporaryDirectory() as tmp:
+        files, stores = [], []
+        for v in values:
+            files.append(write_experiment(with_figure(exp, key, v), Path(tmp) / value_name(v), paper))
+            (parent / value_name(v)).mkdir(parents=True, exist_ok=True)
+            stores.append(parent / value_name(v) / "runs.duckdb")
+        try:
+            sweep_profiles(files, stores, jobs=jobs, progress=progress)
+        except SweepSpecError as exc:
+            log(f"sweep {exp.name}: runs apart at each value ({exc.message})")
 
 
 # --------------------------------------------------------------------------------------------
@@ -557,10 +593,10 @@ def run_sensitivity(paper: str, out_dir, key: str, values: Optional[Sequence[flo
     energy = energy_claims(paper)
     reading = Reading(key, k.unit, lambda v: k.physical(v, reference), k.context(reference))
 
-    def one(value: float, keep) -> ValueRun:
+    def one(value: float, keep, also: Sequence[float] = ()) -> ValueRun:
         log(f"sensitivity {key} = {reading.value(value)} ({chosen.index(value) + 1}/{len(chosen)})")
         return run_value(paper, directory / value_name(value), key, value, keep=keep, quick=quick, jobs=jobs,
-                         progress=progress, log=log, part=part)
+                         progress=progress, log=log, part=part, also=also)
 
     # The profile value first, with every experiment: the reference verdicts, and which sweeps each
     # claim reads.
@@ -569,7 +605,10 @@ def run_sensitivity(paper: str, out_dir, key: str, values: Optional[Sequence[flo
     keep = needed_sweeps(base, energy, read)
     if keep is not None:
         log(f"other values run only the sweeps energy claims read: {', '.join(sorted(keep))}")
-    others = [one(v, keep) for v in chosen if v != base_value]
+    # The other values share simulations: the first one's reproduction runs each experiment for all
+    # of them (a profile never changes a run), and the rest find their runs stored.
+    rest = [v for v in chosen if v != base_value]
+    others = [one(v, keep, also=rest[1:] if i == 0 else ()) for i, v in enumerate(rest)]
     compared = check_non_energy_unchanged(base, others, energy, read, key)
     by_value = {r.value: r for r in [base, *others]}
     runs = [by_value[v] for v in chosen]
