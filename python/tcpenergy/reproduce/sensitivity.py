@@ -582,9 +582,10 @@ def plan(paper: str, key: str, values: Optional[Sequence[float]] = None,
 def run_sensitivity(paper: str, out_dir, key: str, values: Optional[Sequence[float]] = None,
                     quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
                     log: Callable[[str], None] = print, part: Optional[str] = None,
-                    refresh_report: bool = True) -> SensitivityResult:
+                    refresh_report: bool = True, shared: bool = True) -> SensitivityResult:
     """Sweep ``key`` over ``values`` (default: the registry's sweep), judge the claims at each value,
-    write OUT/sensitivity/KEY/ and, when OUT holds the reproduction, rewrite its report."""
+    write OUT/sensitivity/KEY/ and, when OUT holds the reproduction, rewrite its report.
+    ``shared=False`` simulates every value's runs apart (the same results, slower; for comparison)."""
     started = time.perf_counter()
     k, reference, chosen, notes = plan(paper, key, values, quick)
     base_value = profile_value(reference, key)
@@ -608,7 +609,7 @@ def run_sensitivity(paper: str, out_dir, key: str, values: Optional[Sequence[flo
     # The other values share simulations: the first one's reproduction runs each experiment for all
     # of them (a profile never changes a run), and the rest find their runs stored.
     rest = [v for v in chosen if v != base_value]
-    others = [one(v, keep, also=rest[1:] if i == 0 else ()) for i, v in enumerate(rest)]
+    others = [one(v, keep, also=rest[1:] if i == 0 and shared else ()) for i, v in enumerate(rest)]
     compared = check_non_energy_unchanged(base, others, energy, read, key)
     by_value = {r.value: r for r in [base, *others]}
     runs = [by_value[v] for v in chosen]

@@ -162,8 +162,8 @@ impl CpuMeter {
     #[inline]
     pub fn charge(&mut self, now: SimTime, op: Op) {
         self.op_counts[op.index()] += 1;
-        if let Some(log) = &mut self.charges {
-            log.push((now, Charge::Op(op)));
+        if self.charges.is_some() {
+            self.keep(now, Charge::Op(op));
         }
         let Some(costs) = &self.costs else { return };
         let cycles = op.cycles(costs);
@@ -203,11 +203,20 @@ impl CpuMeter {
     /// Charge a router's forwarding of one IP packet of `ip_len` bytes ([`CpuMeter::forward_cycles`]).
     #[inline]
     pub fn charge_forward(&mut self, now: SimTime, ip_len: u32) {
-        if let Some(log) = &mut self.charges {
-            log.push((now, Charge::Forward { ip_len }));
+        if self.charges.is_some() {
+            self.keep(now, Charge::Forward { ip_len });
         }
         let cycles = self.forward_cycles(ip_len);
         self.charge_cycles(now, cycles);
+    }
+
+    /// Out of the charging path: most runs keep no charges.
+    #[cold]
+    #[inline(never)]
+    fn keep(&mut self, now: SimTime, c: Charge) {
+        if let Some(log) = &mut self.charges {
+            log.push((now, c));
+        }
     }
 
     /// Keep every charge from now on, so [`CpuMeter::replay`] can cost the same work under
