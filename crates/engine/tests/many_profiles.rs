@@ -47,7 +47,7 @@ fn scaled(p: &Value, k: f64, wake: &str) -> Value {
     scale(&mut p["cpu"]["active_power_w"]);
     scale(&mut p["cpu"]["frequency_hz"]);
     if let Value::Object(cycles) = &mut p["cpu"]["cycles"] {
-        cycles.values_mut().for_each(|v| scale(v));
+        cycles.values_mut().for_each(scale);
     }
     p["name"] = json!(format!("scaled-{k}"));
     p
