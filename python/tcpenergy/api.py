@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tcpenergy._native import engine
 from tcpenergy.capture import check_pcap_dir, write_pcap_dir
@@ -77,6 +77,7 @@ def execute(
     pcap: Optional[PathLike] = None,
     pcap_option: str = "pcap",
     force: bool = False,
+    on_pcap: Optional[Callable[[List[Path]], None]] = None,
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
@@ -85,7 +86,8 @@ def execute(
     ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
     With ``pcap`` a directory, each interface's packets are written there as ``<from>-<to>.pcap``
     (``sender-receiver.pcap``, ``receiver-sender.pcap`` for a single path) once the run succeeded; an unusable
-    directory raises OutputPathError naming ``pcap_option`` before anything runs.
+    directory raises OutputPathError naming ``pcap_option`` before anything runs. An interface that
+    sent no packet gets no file; ``on_pcap``, if given, receives the paths written.
     A run whose estimate (:func:`estimate`) is far beyond this machine raises ScenarioError
     naming the key that drives it, unless ``force``; then it warns (BeyondMachineWarning) and runs.
     """
@@ -104,7 +106,9 @@ def execute(
     else:
         check_pcap_dir(Path(pcap), pcap_option)
         text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force)
-        write_pcap_dir(Path(pcap), files, pcap_option)
+        written = write_pcap_dir(Path(pcap), files, pcap_option)
+        if on_pcap is not None:
+            on_pcap(written)
     record = json.loads(text)
     columns = record.pop("trace", None)
     record["parameters"] = parameters(scenario, seed, overrides)
