@@ -155,6 +155,12 @@ pub struct NetFlowResult {
     /// A split flow's relay and its two connections (docs/models/split.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub split: Option<SplitResult>,
+    /// The source end's time series, when recorded (`RunOptions::trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::metrics::trace::TraceColumns>,
+    /// Byte ranges delivered in order at `to`, when recorded (`RunOptions::record_deliveries`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deliveries: Option<Vec<(u64, u64)>>,
 }
 
 /// What the split node did for a split flow.

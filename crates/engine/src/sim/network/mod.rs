@@ -1,10 +1,12 @@
-//! The run loop of the network form: any number of nodes joined by point-to-point links, static
-//! routes, and any number of flows (TCP or UDP), each with its own application traffic.
+//! The run loop of both scenario forms: any number of nodes joined by point-to-point links,
+//! static routes, and any number of flows (TCP or UDP), each with its own application traffic.
+//! A single-path scenario runs here as the two-node network it stands for
+//! (`Scenario::as_network`, [`NetWorld::single_path`]).
 //!
 //! A node owns a meter (radio log, CPU) and forwards packets not addressed to it by its route
 //! table. A flow owns its two ends (sans-I/O TCP endpoints, or UDP counters) and its
 //! application: when it writes, how much, and which messages are still to be delivered. Links
-//! schedule arrivals directly, as in the single-path loop (`sim::World`); nodes and flows are
+//! schedule arrivals directly (`net::link`: a link has no event of its own); nodes and flows are
 //! addressed by typed ids; an interface is a link direction or a pair of stations on a shared
 //! 802.11 channel (`channel.rs`), and an IP-level pipe may sit in front of either.
 
@@ -27,6 +29,8 @@ use crate::net::tally::WireTally;
 use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
 use crate::metrics::efficiency::{self, Efficiency};
+use crate::metrics::trace::Trace;
+use super::RunOptions;
 use crate::result::network::{
     jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters, SplitHalf, SplitResult,
 };
@@ -219,6 +223,10 @@ pub struct NetWorld<'a> {
     horizon: Option<SimTime>,
     /// What tests watch of split flows, one entry per flow, when asked (`run_with_split_logs`).
     split_logs: Option<Vec<SplitLog>>,
+    /// The time series of one flow's source end (the flow's index), when asked for.
+    trace: Option<(usize, Trace)>,
+    /// Keep every byte range each receiving end delivers (`RunOptions::record_deliveries`).
+    record_deliveries: bool,
 }
 
 /// What a run shows of a split flow, for checks (`NetWorld::run_with_split_logs`); empty for a
@@ -236,7 +244,30 @@ pub struct SplitLog {
 }
 
 impl<'a> NetWorld<'a> {
+    /// The world of a network scenario: each flow's application starts with an event at its
+    /// `start`.
     pub fn new(scenario: &'a Scenario, seed: u64) -> Result<Self, EngineError> {
+        Self::build(scenario, seed, true)
+    }
+
+    /// The world of a single-path scenario's network (`Scenario::as_network`): its one transfer
+    /// begins as the run begins, so no event starts it (the network form's flow start is one).
+    pub fn single_path(network: &'a Scenario, seed: u64, opts: RunOptions) -> Result<Self, EngineError> {
+        let mut w = Self::build(network, seed, false)?;
+        if opts.capture {
+            w = w.with_capture();
+        }
+        if opts.trace {
+            w.trace = Some((0, Trace::default()));
+        }
+        w.record_deliveries = opts.record_deliveries;
+        for f in 0..w.flows.len() {
+            w.start(f);
+        }
+        Ok(w)
+    }
+
+    fn build(scenario: &'a Scenario, seed: u64, schedule_starts: bool) -> Result<Self, EngineError> {
         let (Some(net), Some(routes)) = (&scenario.network, &scenario.routes) else {
             return Err(EngineError::Invariant("network run of a single-path scenario".into()));
         };
@@ -262,8 +293,8 @@ impl<'a> NetWorld<'a> {
             .map(|e| match e.via {
                 Via::Link { link, reverse } => {
                     let l = &net.links[link];
-                    let (cfg, dir) = if reverse { (l.reverse.as_ref().expect("reverse iface"), "reverse") } else { (&l.forward, "forward") };
-                    Iface::Link(Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, &format!("links.{link}.{dir}")))
+                    let (cfg, key) = if reverse { (l.reverse.as_ref().expect("reverse iface"), &l.keys[1]) } else { (&l.forward, &l.keys[0]) };
+                    Iface::Link(Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, key))
                 }
                 Via::Channel { channel, from, to } => Iface::Channel { channel, from, to, counters: LinkCounters::default() },
             })
@@ -332,6 +363,8 @@ impl<'a> NetWorld<'a> {
             capture: None,
             horizon: None,
             split_logs: None,
+            trace: None,
+            record_deliveries: false,
         };
         for (i, f) in net.flows.iter().enumerate() {
             let id = i as u32;
@@ -348,7 +381,9 @@ impl<'a> NetWorld<'a> {
                     }
                 }
             }
-            w.queue.push(SimTime(f.start.0), Event::Start { flow: id });
+            if schedule_starts {
+                w.queue.push(SimTime(f.start.0), Event::Start { flow: id });
+            }
             if let Some(stop) = f.stop {
                 w.queue.push(SimTime(stop.0), Event::Stop { flow: id });
             }
@@ -477,6 +512,7 @@ impl<'a> NetWorld<'a> {
                     ep.on_timeout(now, &mut self.nodes[node.index()].cpu);
                 }
                 self.after_endpoint_event(f, side);
+                self.trace_point(f, side);
             }
             Event::RouteNotice { flow, side, restored } => {
                 let f = flow as usize;
@@ -489,6 +525,7 @@ impl<'a> NetWorld<'a> {
                     ep.on_route_notice(now, restored, &mut self.nodes[node.index()].cpu);
                 }
                 self.after_endpoint_event(f, side);
+                self.trace_point(f, side);
             }
             Event::Mac { channel, timer } => self.on_mac_timer(channel as usize, timer),
             Event::PipeOut { iface, packet } => {
@@ -663,6 +700,18 @@ impl<'a> NetWorld<'a> {
         }
     }
 
+    /// After an event of a flow's source end (not its start): a row of the time series, when
+    /// that flow is traced.
+    fn trace_point(&mut self, f: usize, side: End) {
+        if let (Some((traced, trace)), End::Src) = (&mut self.trace, side) {
+            if *traced == f {
+                if let Some(ep) = &self.flows[f].tcp[End::Src as usize] {
+                    trace.record(self.now, &ep.sender);
+                }
+            }
+        }
+    }
+
     /// Hand a packet at `node` to the interface its route leaves by (docs/models/network.md),
     /// through the pipe in front of it if there is one.
     fn send(&mut self, node: NodeId, p: Packet) {
@@ -710,8 +759,12 @@ impl<'a> NetWorld<'a> {
         self.queue.push(at, Event::PipeOut { iface: iface as u32, packet: slot });
     }
 
-    /// Put a packet on interface `i`. On a link, radio time follows the sending radio's
-    /// airtime, as in the single-path loop; on a channel, the MAC reports every frame's airtime.
+    /// Put a packet on interface `i`. On a link, radio time follows the sending radio's airtime
+    /// of the frame, not the link's serialization (docs/models/energy.md, "Airtime"): the sending
+    /// radio transmits from the start of serialization; the far radio receives during the same
+    /// airtime, ending when the frame arrives. A frame dropped by the queue costs no radio time;
+    /// one lost on the link costs transmit time only. On a channel, the MAC reports every
+    /// frame's airtime.
     fn transmit(&mut self, i: usize, p: Packet) {
         let wire_len = p.wire_len();
         let link = match &mut self.ifaces[i] {
@@ -852,7 +905,7 @@ impl<'a> NetWorld<'a> {
             Body::Tcp(seg) => {
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
                     ep.on_segment(now, &seg, &mut self.nodes[node.index()].cpu);
-                    if let (Some(_), Some(r)) = (&self.split_logs, ep.receiver.as_mut()) {
+                    if let (true, Some(r)) = (self.split_logs.is_some() || self.record_deliveries, ep.receiver.as_mut()) {
                         r.record_deliveries();
                     }
                 }
@@ -874,6 +927,7 @@ impl<'a> NetWorld<'a> {
                     }
                 }
                 self.after_endpoint_event(f, side);
+                self.trace_point(f, side);
             }
             Body::Udp { payload, written_at } => {
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
@@ -1067,6 +1121,8 @@ impl<'a> NetWorld<'a> {
                 datagrams_delivered: st.udp_delivered,
                 arrived_after_stop: st.arrived_after_stop,
                 split,
+                trace: None,
+                deliveries: st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).and_then(|r| r.delivery_log.clone()).filter(|_| self.record_deliveries),
             });
         }
 
@@ -1082,12 +1138,24 @@ impl<'a> NetWorld<'a> {
 
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
+        // A traced flow's source keeps its radio timeline: the trace reads its states.
+        let traced_node = self.trace.as_ref().map(|(f, _)| net.flows[*f].src.index());
+        let mut timeline = None;
         for (n, cfg) in net.nodes.iter().enumerate() {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
             let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
-            let e = meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n], battery.as_mut());
+            let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
+            let e = if traced_node == Some(n) && battery.is_none() {
+                let frames = log.frames_before(window_end);
+                let tl = meter::radio_timeline(log, window_end, policy, timeout, profile.radio.wake_time);
+                let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
+                timeline = Some(tl);
+                e
+            } else {
+                meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, policy, timeout, served[n], battery.as_mut())
+            };
             let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
             nodes.insert(
@@ -1124,6 +1192,12 @@ impl<'a> NetWorld<'a> {
             .zip(&self.pipes)
             .map(|(cfg, p)| (format!("{}->{}", cfg.from, cfg.to), p.counters))
             .collect();
+
+        if let (Some((f, trace)), Some(tl)) = (self.trace.take(), timeline) {
+            let src = net.flows[f].src.index();
+            let profile = &net.nodes[src].profile.profile;
+            flows[f].trace = Some(trace.finish(&tl, profile, &mut self.nodes[src].cpu));
+        }
 
         let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
         for (f, u) in flows.iter_mut().zip(efficiency::unfavored(&goodputs)) {
