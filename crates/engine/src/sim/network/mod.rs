@@ -254,6 +254,14 @@ impl<'a> NetWorld<'a> {
     /// begins as the run begins, so no event starts it (the network form's flow start is one).
     pub fn single_path(network: &'a Scenario, seed: u64, opts: RunOptions) -> Result<Self, EngineError> {
         let mut w = Self::build(network, seed, false)?;
+        // Room in each radio log for every segment of the transfer and its ACKs, so the logs
+        // rarely grow; at most a million up front (a transfer may be cut short by stop_after).
+        if let Some(f @ FlowConfig { traffic: FlowTraffic::Bulk { bytes }, .. }) = w.net.flows.first() {
+            let packets = ((*bytes / f.smss().max(1) as u64) as usize + 64).min(1 << 20);
+            for n in &mut w.nodes {
+                n.radio = RadioLog::with_capacity(packets);
+            }
+        }
         if opts.capture {
             w = w.with_capture();
         }
