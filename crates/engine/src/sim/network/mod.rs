@@ -16,7 +16,8 @@ use super::queue::EventQueue;
 use super::rng::Stream;
 use super::Slab;
 use crate::capture::{self, Capture, Contents, Frame};
-use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
+use crate::app::{echo::Datagram, Messages, Relay, Source, UdpEnd};
+use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
 use crate::config::Scenario;
 use crate::energy::airtime::RadioAirtime;
 use crate::energy::battery::Battery;
@@ -39,12 +40,10 @@ use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
 use crate::units::{SimDuration, SimTime};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 /// IPv4 (20) + UDP (8) header bytes of a datagram.
 const UDP_HEADERS: u32 = crate::tcp::segment::IPV4_HEADER + capture::wire::UDP_HEADER;
-/// A timed flow's application never runs dry: it writes this much at the start.
-const ENDLESS: u64 = 1 << 50;
 
 /// Which end of a flow: the source (`from`) or the destination (`to`), and for a split flow
 /// the split node's two ends: where the first connection (`from` -> `at`) ends and where the
@@ -156,29 +155,22 @@ struct NodeState {
     last_ip_id: u16,
 }
 
-/// The application's state and counters of one flow.
+/// One flow: its ends, its applications (`crate::app`) and its counters.
 struct FlowState {
     /// TCP ends, indexed by `End`: source and destination, and a split flow's two ends at the
     /// split node; `None` for UDP, before the source starts or the second connection opens.
     tcp: [Option<Endpoint>; 4],
     wake_at: [Option<SimTime>; 4],
-    /// A split flow's relay: the most bytes it held at once, and the bytes it moved.
-    relay_max: u64,
-    relayed: u64,
+    /// The source's application, the messages it wrote, and a split flow's relay.
+    source: Source,
+    messages: Messages,
+    relay: Relay,
     started: bool,
     /// Both ends are silent: the flow reached its `stop` or the end of its `timed` duration.
     halted: bool,
     stopped_at: Option<SimTime>,
     /// When the flow finished (see `NetFlowResult::complete`).
     finished_at: Option<SimTime>,
-    /// Bytes written so far (TCP stream offset of the next message), messages still undelivered
-    /// as (end offset, written at), and each delivered message's latency.
-    written: u64,
-    pending: VecDeque<(u64, SimTime)>,
-    messages_sent: u64,
-    latencies: Vec<u64>,
-    writes: u64,
-    rng: Stream,
     udp_sent: u64,
     udp_delivered: u64,
     udp_bytes_delivered: u64,
@@ -331,21 +323,16 @@ impl<'a> NetWorld<'a> {
             .flows
             .iter()
             .enumerate()
-            .map(|(i, _)| FlowState {
+            .map(|(i, f)| FlowState {
                 tcp: [None, None, None, None],
                 wake_at: [None; 4],
-                relay_max: 0,
-                relayed: 0,
+                source: Source::new(f.traffic, SimTime(f.start.0), f.stop.map(|t| SimTime(t.0)), Stream::new(seed, &format!("flows.{i}.traffic"))),
+                messages: Messages::default(),
+                relay: f.split.as_ref().map_or_else(Relay::default, |s| Relay::new(s.buffer)),
                 started: false,
                 halted: false,
                 stopped_at: None,
                 finished_at: None,
-                written: 0,
-                pending: VecDeque::new(),
-                messages_sent: 0,
-                latencies: Vec::new(),
-                writes: 0,
-                rng: Stream::new(seed, &format!("flows.{i}.traffic")),
                 udp_sent: 0,
                 udp_delivered: 0,
                 udp_bytes_delivered: 0,
@@ -597,85 +584,58 @@ impl<'a> NetWorld<'a> {
         if self.flows[f].halted {
             return;
         }
-        self.flows[f].started = true;
         let now = self.now;
+        let st = &mut self.flows[f];
+        st.started = true;
+        let begin = st.source.start(now);
         if cfg.transport == Transport::Tcp {
-            let (bytes, close) = match cfg.traffic {
-                FlowTraffic::Bulk { bytes } => (bytes, true),
-                FlowTraffic::Timed { .. } => (ENDLESS, false),
-                _ => (0, false),
-            };
             let mut ep = Endpoint::with_settings(&cfg.tcp, cfg.path_mtu, Role::Active, 0, false);
-            ep.write(bytes);
-            if close {
+            ep.write(begin.stream_bytes);
+            if begin.close {
                 ep.sender.close();
             }
-            self.flows[f].tcp[End::Src as usize] = Some(ep);
-            if let FlowTraffic::Bulk { bytes } = cfg.traffic {
-                let st = &mut self.flows[f];
-                st.written = bytes;
-                st.pending.push_back((bytes, now));
-                st.messages_sent = 1;
+            st.tcp[End::Src as usize] = Some(ep);
+            if begin.one_message {
+                st.messages.wrote(begin.stream_bytes, now);
             }
         }
-        match cfg.traffic {
-            FlowTraffic::Timed { duration } => self.queue.push(now + duration, Event::DurationOver { flow: f as u32 }),
-            FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. } => self.write(f),
-            FlowTraffic::Bulk { .. } => {}
+        if let Some(t) = begin.duration_over {
+            self.queue.push(t, Event::DurationOver { flow: f as u32 });
+        }
+        if begin.write_now {
+            self.write(f);
         }
         self.after_endpoint_event(f, End::Src);
     }
 
-    /// Write the next message now and schedule the one after.
+    /// The source's application writes its next message now; the one after is scheduled.
     fn write(&mut self, f: usize) {
         let cfg: &'a FlowConfig = &self.net.flows[f];
         if self.flows[f].halted {
             return;
         }
         let now = self.now;
-        let (size, next) = match cfg.traffic {
-            FlowTraffic::OnOff { message, interval, distribution } => {
-                let gap = match distribution {
-                    Distribution::Fixed => interval,
-                    Distribution::Exponential => {
-                        // Inverse transform; 1 - u in (0, 1] keeps the logarithm finite.
-                        let u = self.flows[f].rng.uniform();
-                        SimDuration((-(1.0 - u).ln() * interval.0 as f64).round() as u64)
-                    }
-                };
-                (message, now + gap)
-            }
-            FlowTraffic::Cbr { rate, packet } => {
-                // Exact schedule from the start: write k at start + k * packet * 8 / rate.
-                let k = self.flows[f].writes + 1;
-                let at = cfg.start.0 as u128 + (k as u128 * packet as u128 * 8 * 1_000_000_000).div_ceil(rate as u128);
-                (packet, SimTime(at.min(u64::MAX as u128) as u64))
-            }
-            _ => return,
-        };
         let st = &mut self.flows[f];
-        st.writes += 1;
-        st.messages_sent += 1;
+        let Some(w) = st.source.write(now) else { return };
         match cfg.transport {
             Transport::Tcp => {
-                st.written += size as u64;
-                st.pending.push_back((st.written, now));
+                st.messages.wrote(w.bytes as u64, now);
                 if let Some(ep) = st.tcp[End::Src as usize].as_mut() {
-                    ep.write(size as u64);
+                    ep.write(w.bytes as u64);
                 }
                 self.after_endpoint_event(f, End::Src);
             }
             Transport::Udp => {
-                let node = cfg.src;
-                self.nodes[node.index()].cpu.charge(now, Op::SegmentSent { bytes: size });
-                let st = &mut self.flows[f];
+                st.messages.wrote_datagram();
                 st.udp_sent += 1;
-                let p = Packet::new(f, End::Src, Body::Udp { payload: size, written_at: now });
+                let node = cfg.src;
+                self.nodes[node.index()].cpu.charge(now, Op::SegmentSent { bytes: w.bytes });
+                let p = Packet::new(f, End::Src, Body::Udp { payload: w.bytes, written_at: now });
                 self.nodes[node.index()].originated += 1;
                 self.send(node, p);
             }
         }
-        if cfg.stop.map_or(true, |s| next.0 < s.0) {
+        if let Some(next) = w.next {
             self.queue.push(next, Event::Write { flow: f as u32 });
         }
     }
@@ -939,24 +899,22 @@ impl<'a> NetWorld<'a> {
             }
             Body::Udp { payload, written_at } => {
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
-                let echo = self.net.flows[f].echo;
+                let end = if side == End::Src { UdpEnd::Source } else { UdpEnd::Destination { echo: self.net.flows[f].echo } };
+                let got = end.receive(Datagram { payload, written_at });
                 let st = &mut self.flows[f];
-                if side == End::Src {
-                    // An echo came back: the round trip is done.
-                    st.latencies.push(now.0 - written_at.0);
-                    return;
+                if got.delivered {
+                    st.udp_delivered += 1;
+                    st.udp_bytes_delivered += payload as u64;
                 }
-                st.udp_delivered += 1;
-                st.udp_bytes_delivered += payload as u64;
-                if !echo {
-                    st.latencies.push(now.0 - written_at.0);
-                    return;
+                if got.completed {
+                    st.messages.arrived(written_at, now);
                 }
-                // RFC 862: the echo server sends the datagram straight back.
-                let n = &mut self.nodes[node.index()];
-                n.cpu.charge(now, Op::SegmentSent { bytes: payload });
-                n.originated += 1;
-                self.send(node, Packet::new(f, End::Dst, Body::Udp { payload, written_at }));
+                if let Some(d) = got.reply {
+                    let n = &mut self.nodes[node.index()];
+                    n.cpu.charge(now, Op::SegmentSent { bytes: d.payload });
+                    n.originated += 1;
+                    self.send(node, Packet::new(f, End::Dst, Body::Udp { payload: d.payload, written_at: d.written_at }));
+                }
             }
         }
     }
@@ -966,41 +924,20 @@ impl<'a> NetWorld<'a> {
         let now = self.now;
         let st = &mut self.flows[f];
         let delivered = st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).map_or(0, |r| r.delivered);
-        while let Some(&(end, at)) = st.pending.front() {
-            if delivered < end {
-                break;
-            }
-            st.latencies.push(now.0 - at.0);
-            st.pending.pop_front();
-        }
+        st.messages.delivered(delivered, now);
     }
 
-    /// The split node's application (docs/models/split.md): once the first connection is open
-    /// (its SYN arrived) it opens the second; it reads from the first what the relay buffer has
-    /// room for and writes it into the second, whose send buffer is the relay buffer; after the
-    /// first connection's EOF and the last byte, it closes the second.
+    /// The split node's application (`app::relay`): either connection brought bytes or room.
     fn relay(&mut self, f: usize) {
         let net = self.net;
         let Some(split) = &net.flows[f].split else { return };
-        let st = &mut self.flows[f];
-        let [_, _, Some(inn), out] = &mut st.tcp else { return };
-        if inn.receiver.is_none() {
-            return;
-        }
-        let out = out.get_or_insert_with(|| Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Active, 0, false));
-        let held = out.sender.unacked_data();
-        let n = inn.read(split.buffer.saturating_sub(held));
-        if n > 0 {
-            out.write(n);
-        }
-        if inn.receiver.as_ref().is_some_and(|r| r.eof_read()) && !out.sender.is_closing() {
-            out.sender.close();
-        }
-        st.relayed += n;
-        st.relay_max = st.relay_max.max(held + n);
+        let FlowState { tcp, relay, .. } = &mut self.flows[f];
+        let [_, _, Some(inn), out] = tcp else { return };
+        let open = || Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Active, 0, false);
+        let Some(pumped) = relay.pump(inn, out, open) else { return };
         if let Some(logs) = &mut self.split_logs {
             let log = &mut logs[f].occupancy;
-            for v in [held, held + n] {
+            for v in [pumped.held, pumped.held + pumped.moved] {
                 if log.last().map_or(true, |&(_, last)| last != v) {
                     log.push((self.now, v));
                 }
@@ -1018,7 +955,7 @@ impl<'a> NetWorld<'a> {
         if self.net.flows[f].split.is_some() {
             let bulk = matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. });
             if let (true, Some(r)) = (bulk, st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref())) {
-                if st.written > 0 && r.delivered >= st.written {
+                if st.messages.written > 0 && r.delivered >= st.messages.written {
                     debug_assert_eq!(r.delivered_at, Some(self.now), "checked as the last byte arrives");
                     st.finished_at = r.delivered_at;
                     st.close_books(self.now);
@@ -1119,10 +1056,10 @@ impl<'a> NetWorld<'a> {
                 start_s: start.as_secs_f64(),
                 stop_s: st.stopped_at.map(|t| t.as_secs_f64()),
                 flow,
-                messages_sent: st.messages_sent,
-                messages_delivered: st.latencies.len() as u64,
+                messages_sent: st.messages.sent,
+                messages_delivered: st.messages.latencies.len() as u64,
                 echo: cfg.echo,
-                latency_ms: Latency::of(std::mem::take(&mut st.latencies)),
+                latency_ms: Latency::of(std::mem::take(&mut st.messages.latencies)),
                 packet_latency_ms: Latency::of(packet_latencies),
                 busy_s,
                 datagrams_sent: st.udp_sent,
@@ -1371,7 +1308,7 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, wire
     let (a, b) = (&first.flow, &second.flow);
     let last = end(End::Dst).and_then(|e| e.receiver.as_ref());
     let completion = match last {
-        Some(r) if st.written > 0 && r.delivered >= st.written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+        Some(r) if st.messages.written > 0 && r.delivered >= st.messages.written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
         _ => f64::NAN,
     };
     let flow = FlowResult {
@@ -1400,8 +1337,8 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, wire
     let result = SplitResult {
         at: split.at.clone(),
         buffer_bytes: split.buffer,
-        relay_max_bytes: st.relay_max,
-        relayed_bytes: st.relayed,
+        relay_max_bytes: st.relay.max_held,
+        relayed_bytes: st.relay.relayed,
         halves: vec![first, second],
     };
     (flow, result)
