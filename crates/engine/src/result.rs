@@ -1,6 +1,7 @@
 //! The result record: the contract that the Python front, the results store and outside scripts
 //! read (DESIGN.md "The result record"). Extend it; never rename a field.
 
+pub mod flow;
 pub mod network;
 
 use crate::energy::meter::NodeEnergy;

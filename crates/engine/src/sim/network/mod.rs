@@ -29,11 +29,12 @@ use crate::net::link::{Fate, Link, LinkCounters};
 use crate::net::tally::WireTally;
 use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
-use crate::metrics::efficiency::{self, Efficiency};
+use crate::metrics::efficiency::Efficiency;
 use crate::metrics::trace::Trace;
 use super::RunOptions;
+use crate::result::flow::EndBytes;
 use crate::result::network::{
-    jain_index, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters, SplitHalf, SplitResult,
+    Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals, PipeCounters, SplitHalf, SplitResult,
 };
 use channel::ChannelState;
 use crate::result::FlowResult;
@@ -1010,17 +1011,16 @@ impl<'a> NetWorld<'a> {
                 (Transport::Tcp, None) => {
                     let src = st.tcp[End::Src as usize].as_ref();
                     let dst = st.tcp[End::Dst as usize].as_ref().expect("destination end");
-                    (tcp_flow_result(src, dst, &wire, (End::Src, End::Dst), &per_s), None)
+                    (FlowResult::of_tcp(src, dst, wire.of(End::Src, End::Dst), &per_s), None)
                 }
                 (Transport::Tcp, Some(split)) => {
                     let (flow, split) = split_flow_result(cfg, split, st, &wire, &per_s);
                     (flow, Some(split))
                 }
-                (Transport::Udp, _) => (udp_flow_result(st, &wire, per_s), None),
+                (Transport::Udp, _) => (FlowResult::of_udp(st.udp_sent, st.udp_bytes_delivered, wire.of(End::Src, End::Dst), &per_s), None),
             };
             delivered_of.push(flow.bytes_delivered);
             let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
-            let data_oh = efficiency::data_overhead(flow.wire_bytes_sender + flow.wire_bytes_receiver, flow.bytes_delivered);
             let busy_s = match (cfg.transport, st.tcp[End::Src as usize].as_ref()) {
                 (Transport::Tcp, Some(src)) => src.busy_time(end).as_secs_f64(),
                 _ => f64::NAN,
@@ -1037,8 +1037,7 @@ impl<'a> NetWorld<'a> {
                 Some(r) => std::mem::take(&mut r.packet_latencies),
                 None => Vec::new(),
             };
-            let time_oh = efficiency::time_overhead(transfer_s, flow.bytes_delivered, bottleneck_of[i]);
-            let eff = Efficiency::of(weights, flow.throughput_bps, flow.goodput_bps, tmax, data_oh, time_oh);
+            let eff = Efficiency::of_flow(weights, &flow, tmax, transfer_s, bottleneck_of[i]);
             flows.push(NetFlowResult {
                 efficiency: eff,
                 unfavored: false,
@@ -1144,47 +1143,14 @@ impl<'a> NetWorld<'a> {
             flows[f].trace = Some(trace.finish(&tl, profile, &mut self.nodes[src].cpu));
         }
 
-        let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
-        for (f, u) in flows.iter_mut().zip(efficiency::unfavored(&goodputs)) {
-            f.unfavored = u;
-        }
-        let unfavored_flows = flows.iter().filter(|f| f.unfavored).count();
-        let sum = |g: &dyn Fn(&NetFlowResult) -> f64| flows.iter().map(g).sum::<f64>();
-        let (t_all, g_all) = (sum(&|f| f.flow.throughput_bps), sum(&|f| f.flow.goodput_bps));
         let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
-        let sent_all: u64 = flows.iter().map(|f| f.flow.wire_bytes_sender + f.flow.wire_bytes_receiver).sum();
-        let payload_all: u64 = flows.iter().map(|f| f.flow.bytes_delivered).sum();
-        let net_efficiency = Efficiency::of(weights, t_all, g_all, tmax_all, efficiency::data_overhead(sent_all, payload_all), f64::NAN);
-        let delivered: u64 = delivered_of.iter().sum();
-        let (total_j, idealized_j): (f64, f64) = (energies.iter().map(|e| e.total_j).sum(), energies.iter().map(|e| e.idealized_j).sum());
-        let per_bit_uj = |j: f64| if delivered > 0 { j * 1e6 / (delivered as f64 * 8.0) } else { f64::NAN };
-        let network = NetworkTotals {
-            goodput_bps: if w_s > 0.0 { delivered as f64 * 8.0 / w_s } else { 0.0 },
-            bytes_delivered: delivered,
-            wire_bytes,
-            total_j,
-            idealized_j,
-            per_bit_total_uj: per_bit_uj(total_j),
-            per_bit_idealized_uj: per_bit_uj(idealized_j),
-            jain_fairness: jain_index(&goodputs),
-            unfavored_flows,
-            risk_index: if flows.is_empty() { f64::NAN } else { unfavored_flows as f64 / flows.len() as f64 },
-            efficiency: net_efficiency,
-            packets_in_flight: self.packets.in_use() as u64,
-            flows: flows.len(),
-            nodes: nodes.len(),
-        };
-        let tcp_variants: Vec<&str> = net
-            .flows
-            .iter()
-            .filter(|f| f.transport == Transport::Tcp)
-            .flat_map(|f| std::iter::once(&f.tcp).chain(f.split.as_ref().map(|s| &s.tcp)).map(|t| t.variant.name()))
-            .collect();
-        let variant = match tcp_variants.first() {
-            None => "udp".to_string(),
-            Some(v) if tcp_variants.iter().all(|x| x == v) => v.to_string(),
-            Some(_) => "mixed".to_string(),
-        };
+        let network = NetworkTotals::of(&mut flows, &energies, w_s, wire_bytes, weights, tmax_all, self.packets.in_use() as u64, nodes.len());
+        let variant = NetRunResult::variant_label(
+            net.flows
+                .iter()
+                .filter(|f| f.transport == Transport::Tcp)
+                .flat_map(|f| std::iter::once(&f.tcp).chain(f.split.as_ref().map(|s| &s.tcp)).map(|t| t.variant.name())),
+        );
         let single = flows.len() == 1;
         let (sender, receiver) = if single {
             let f = &net.flows[0];
@@ -1247,93 +1213,32 @@ struct Wire {
     by_run_end: [u64; 4],
 }
 
-/// The record of one TCP connection, whose data goes from `src` (flow end `ends.0`) to `dst`
-/// (flow end `ends.1`).
-fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, wire: &Wire, ends: (End, End), per_s: &dyn Fn(f64) -> f64) -> FlowResult {
-    let (sender, receiver) = (ends.0 as usize, ends.1 as usize);
-    let rcv = dst.receiver.as_ref();
-    let delivered = rcv.map_or(0, |r| r.delivered);
-    let rc = rcv.map(|r| r.counters.clone()).unwrap_or_default();
-    let (snd, completion) = match src {
-        Some(ep) => (ep.sender.counters().clone(), ep.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64())),
-        None => (Default::default(), f64::NAN),
-    };
-    let closed = src.is_some_and(|e| e.is_closed()) && dst.is_closed();
-    FlowResult {
-        bytes_delivered: delivered,
-        completion_s: completion,
-        goodput_bps: per_s(delivered as f64 * 8.0),
-        throughput_bps: per_s(wire.by_flow_end[sender] as f64 * 8.0),
-        segments_sent: snd.segments_sent,
-        data_segments_sent: snd.data_segments_sent,
-        retransmissions: snd.retransmissions,
-        timeouts: snd.timeouts,
-        fast_retransmits: snd.fast_retransmits,
-        acks_sent: dst.counters.pure_acks_sent,
-        sack_blocks_sent: dst.counters.sack_blocks_sent,
-        dupacks_received: snd.dupacks_received,
-        ecn_reductions: snd.ecn_reductions,
-        route_failures: snd.route_failures,
-        probes_sent: snd.probes_sent,
-        frozen_s: snd.frozen_ns as f64 * 1e-9,
-        out_of_order_segments: rc.out_of_order_segments,
-        duplicate_segments: rc.duplicate_segments,
-        wire_bytes_sender: wire.by_run_end[sender],
-        wire_bytes_receiver: wire.by_run_end[receiver],
-        closed: Some(closed),
+impl Wire {
+    /// Those of the connection whose data goes from `sender` to `receiver`.
+    fn of(&self, sender: End, receiver: End) -> EndBytes {
+        let (s, r) = (sender as usize, receiver as usize);
+        EndBytes { sender_by_flow_end: self.by_flow_end[s], sender: self.by_run_end[s], receiver: self.by_run_end[r] }
     }
 }
 
-/// A split flow's record: end to end, bytes delivered at `to` and its goodput, completion when
-/// every byte written reached `to`; every other counter the sum over its two connections (the
-/// wire bytes each connection's ends put on the network). Each connection's own record is in
-/// `split.halves`.
+/// A split flow's record ([`FlowResult::of_split`]) and its relay's with each connection's.
 fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, wire: &Wire, per_s: &dyn Fn(f64) -> f64) -> (FlowResult, SplitResult) {
     let end = |e: End| st.tcp[e as usize].as_ref();
     let half = |src: End, dst: End, from: &str, to: &str, tcp: &crate::config::TcpConfig| {
         let rcv = end(dst).expect("receiving ends listen from the start");
-        let rc = rcv.receiver.as_ref().map(|r| r.counters.clone()).unwrap_or_default();
-        SplitHalf {
-            from: from.to_string(),
-            to: to.to_string(),
-            variant: tcp.variant.name().to_string(),
-            flow: tcp_flow_result(end(src), rcv, wire, (src, dst), per_s),
-            window_probes: end(src).map_or(0, |e| e.sender.counters().window_probes),
-            zero_windows_sent: rc.zero_windows_sent,
-            beyond_window_segments: rc.beyond_window_segments,
-        }
+        SplitHalf::of(from, to, tcp.variant.name(), end(src), rcv, wire.of(src, dst), per_s)
     };
     let first = half(End::Src, End::RelayIn, &cfg.from, &split.at, &cfg.tcp);
     let second = half(End::RelayOut, End::Dst, &split.at, &cfg.to, &split.tcp);
-    let (a, b) = (&first.flow, &second.flow);
-    let last = end(End::Dst).and_then(|e| e.receiver.as_ref());
-    let completion = match last {
-        Some(r) if st.messages.written > 0 && r.delivered >= st.messages.written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+    // Complete when every byte written reached `to` (the source only learns that the split
+    // node has it).
+    let written = st.messages.written;
+    let completion = match end(End::Dst).and_then(|e| e.receiver.as_ref()) {
+        Some(r) if written > 0 && r.delivered >= written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
         _ => f64::NAN,
     };
-    let flow = FlowResult {
-        bytes_delivered: b.bytes_delivered,
-        completion_s: completion,
-        goodput_bps: b.goodput_bps,
-        throughput_bps: per_s((wire.by_flow_end[End::Src as usize] + wire.by_flow_end[End::RelayOut as usize]) as f64 * 8.0),
-        segments_sent: a.segments_sent + b.segments_sent,
-        data_segments_sent: a.data_segments_sent + b.data_segments_sent,
-        retransmissions: a.retransmissions + b.retransmissions,
-        timeouts: a.timeouts + b.timeouts,
-        fast_retransmits: a.fast_retransmits + b.fast_retransmits,
-        acks_sent: a.acks_sent + b.acks_sent,
-        sack_blocks_sent: a.sack_blocks_sent + b.sack_blocks_sent,
-        dupacks_received: a.dupacks_received + b.dupacks_received,
-        ecn_reductions: a.ecn_reductions + b.ecn_reductions,
-        route_failures: a.route_failures + b.route_failures,
-        probes_sent: a.probes_sent + b.probes_sent,
-        frozen_s: a.frozen_s + b.frozen_s,
-        out_of_order_segments: a.out_of_order_segments + b.out_of_order_segments,
-        duplicate_segments: a.duplicate_segments + b.duplicate_segments,
-        wire_bytes_sender: a.wire_bytes_sender + b.wire_bytes_sender,
-        wire_bytes_receiver: a.wire_bytes_receiver + b.wire_bytes_receiver,
-        closed: Some(a.closed == Some(true) && b.closed == Some(true)),
-    };
+    let sent = wire.by_flow_end[End::Src as usize] + wire.by_flow_end[End::RelayOut as usize];
+    let flow = FlowResult::of_split(&first.flow, &second.flow, completion, sent, per_s);
     let result = SplitResult {
         at: split.at.clone(),
         buffer_bytes: split.buffer,
@@ -1342,31 +1247,4 @@ fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, wire
         halves: vec![first, second],
     };
     (flow, result)
-}
-
-fn udp_flow_result(st: &FlowState, wire: &Wire, per_s: impl Fn(f64) -> f64) -> FlowResult {
-    FlowResult {
-        bytes_delivered: st.udp_bytes_delivered,
-        completion_s: f64::NAN,
-        goodput_bps: per_s(st.udp_bytes_delivered as f64 * 8.0),
-        throughput_bps: per_s(wire.by_flow_end[End::Src as usize] as f64 * 8.0),
-        segments_sent: st.udp_sent,
-        data_segments_sent: st.udp_sent,
-        retransmissions: 0,
-        timeouts: 0,
-        fast_retransmits: 0,
-        acks_sent: 0,
-        sack_blocks_sent: 0,
-        dupacks_received: 0,
-        ecn_reductions: 0,
-        route_failures: 0,
-        probes_sent: 0,
-        frozen_s: 0.0,
-        out_of_order_segments: 0,
-        duplicate_segments: 0,
-        wire_bytes_sender: wire.by_run_end[End::Src as usize],
-        // An echo server's answers.
-        wire_bytes_receiver: wire.by_run_end[End::Dst as usize],
-        closed: None,
-    }
 }
