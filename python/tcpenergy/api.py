@@ -6,7 +6,7 @@ import copy
 import json
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from tcpenergy._native import engine
 from tcpenergy.capture import check_pcap_dir, write_pcap_dir
@@ -82,6 +82,7 @@ def execute(
     pcap_option: str = "pcap",
     force: bool = False,
     profiles: Sequence[ProfileLike] = (),
+    on_pcap: Optional[Callable[[List[Path]], None]] = None,
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the sender's trace columns.
 
@@ -90,7 +91,8 @@ def execute(
     ``parameters`` (see :func:`parameters`): the scenario's name, each override and the seed.
     With ``pcap`` a directory, each interface's packets are written there as ``<from>-<to>.pcap``
     (``sender-receiver.pcap``, ``receiver-sender.pcap`` for a single path) once the run succeeded; an unusable
-    directory raises OutputPathError naming ``pcap_option`` before anything runs.
+    directory raises OutputPathError naming ``pcap_option`` before anything runs. An interface that
+    sent no packet gets no file; ``on_pcap``, if given, receives the paths written.
     A run whose estimate (:func:`estimate`) is far beyond this machine raises ScenarioError
     naming the key that drives it, unless ``force``; then it warns (BeyondMachineWarning) and runs.
     ``profiles``: further profiles to price the same run under (see :func:`run`).
@@ -111,7 +113,9 @@ def execute(
     else:
         check_pcap_dir(Path(pcap), pcap_option)
         text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force, sets)
-        write_pcap_dir(Path(pcap), files, pcap_option)
+        written = write_pcap_dir(Path(pcap), files, pcap_option)
+        if on_pcap is not None:
+            on_pcap(written)
     record = json.loads(text)
     columns = record.pop("trace", None)
     record["parameters"] = parameters(scenario, seed, overrides)

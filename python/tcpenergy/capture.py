@@ -1,4 +1,5 @@
-"""Packet capture files: one pcap file per sending interface, written into a directory (docs/capture.md).
+"""Packet capture files: one pcap file per sending interface that sent a packet, written into a
+directory (docs/capture.md).
 
 The directory is checked before the run, so an unusable one costs no simulation, and created
 and filled only after the run succeeded, each file atomically, so a failure leaves nothing."""
@@ -6,13 +7,36 @@ and filled only after the run succeeded, each file atomically, so a failure leav
 from __future__ import annotations
 
 import os
+from importlib.resources import files as package_files
 from pathlib import Path
-from typing import Iterable, List, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
 from tcpenergy.exceptions import TcpEnergyError
 from tcpenergy.outputs import OutputPathError, atomic_write
 
 PCAP_SUFFIX = ".pcap"
+# E2TCP packets with compact headers have no IP header: they go to their own files, link type
+# 147 (LINKTYPE_USER0), which the dissector shipped in the package decodes.
+E2TCP_SUFFIX = ".e2tcp" + PCAP_SUFFIX
+
+
+def e2tcp_dissector() -> Path:
+    """The Wireshark Lua dissector for E2TCP capture files, installed with the package:
+    ``tshark -X lua_script:<this path> -r <from>-<to>.e2tcp.pcap``."""
+    return Path(str(package_files("tcpenergy") / "wireshark" / "e2tcp.lua"))
+
+
+def describe_written(directory: Path, written: Sequence[Path]) -> List[str]:
+    """Lines saying which capture files a run wrote into ``directory`` (for the command line),
+    and how to read the E2TCP ones."""
+    if not written:
+        return [f"pcap: no interface sent a packet; no file written in {directory}"]
+    names = ", ".join(p.name for p in written)
+    lines = [f"pcap: wrote {len(written)} file{'s' if len(written) != 1 else ''} in {directory}: {names}"]
+    if any(p.name.endswith(E2TCP_SUFFIX) for p in written):
+        lines.append(f"pcap: *{E2TCP_SUFFIX} files hold E2TCP's compact headers (link type 147); read them with "
+                     f"tshark -X lua_script:{e2tcp_dissector()} -r FILE")
+    return lines
 
 
 class CaptureWriteError(TcpEnergyError):
@@ -39,7 +63,8 @@ def check_pcap_dir(path: Path, option: str = "pcap") -> None:
 
 
 def write_pcap_dir(path: Path, files: Iterable[Tuple[str, bytes]], option: str = "pcap") -> List[Path]:
-    """Create ``path`` and write each (link name, pcap bytes) as ``path/<link name>.pcap``."""
+    """Create ``path`` and write each (link name, pcap bytes) as ``path/<link name>.pcap``; the
+    paths written, in order."""
     path = Path(path)
     check_pcap_dir(path, option)
     written = []

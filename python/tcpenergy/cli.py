@@ -15,7 +15,7 @@ from rich.console import Console
 
 from tcpenergy import api, devices
 from tcpenergy._version import __version__, engine_version
-from tcpenergy.capture import check_pcap_dir
+from tcpenergy.capture import check_pcap_dir, describe_written
 from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
 from tcpenergy.experiments.errors import ExecutorError, StoreError, SweepSpecError
 from tcpenergy.outputs import OutputPathError, check_trace_path, write_trace
@@ -113,7 +113,8 @@ def run_command(
         Optional[Path],
         typer.Option("--pcap", help="Write each interface's packets to DIR/<from>-<to>.pcap "
                                     "(sender-receiver.pcap and receiver-sender.pcap for a single "
-                                    "path; DIR is created if missing).",
+                                    "path; DIR is created if missing). An interface that sent "
+                                    "no packet gets no file; stderr lists the files written.",
                      metavar="DIR"),
     ] = None,
     force: Annotated[
@@ -131,6 +132,7 @@ def run_command(
         overrides = [parse_assignment(item) for item in set_ or []]
         check_overrides(overrides, "--set")
         loaded = api.load_scenario(scenario)
+        notes: List[str] = []
         if force:
             # Say so before a run that may take long; the API's own warning would come after.
             refusal = api._estimate(loaded, overrides, trace is not None, pcap is not None)["refusal"]
@@ -140,7 +142,11 @@ def run_command(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", api.BeyondMachineWarning)
             record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
-                                          pcap=pcap, pcap_option="--pcap", force=force)
+                                          pcap=pcap, pcap_option="--pcap", force=force,
+                                          on_pcap=lambda written: notes.extend(describe_written(pcap, written)))
+        # On stderr, so that stdout stays the record (--format json or csv).
+        for line in notes:
+            typer.echo(line, err=True)
     if trace is not None:
         import pandas as pd
 

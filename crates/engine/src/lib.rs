@@ -2,13 +2,17 @@
 //! paths, with an energy model of radio power states and per-operation protocol processing.
 //!
 //! Data flows one way: scenario (TOML/JSON) -> [`config::Scenario`] (validated, path-aware
-//! errors) -> [`sim::World`] (events, endpoints, links, meters) -> [`result::RunResult`].
+//! errors) -> [`Scenario::as_network`] (a single path is the two-node network it stands for) ->
+//! [`sim::network::NetWorld`] (events, endpoints, links, meters) ->
+//! [`result::network::NetRunResult`], of which the single-path [`result::RunResult`] is a view.
 //!
 //! Module map: `config` (scenario contract), `units` (integer time, unit strings), `sim` (event
-//! queue, random streams, run loop), `net` (links, queues, impairments), `tcp` (sans-I/O endpoints,
+//! queue, random streams, run loop), `app` (sans-I/O applications: traffic sources, UDP echo,
+//! the split relay), `net` (links, queues, impairments), `tcp` (sans-I/O endpoints,
 //! congestion control, loss recovery), `energy` (profiles, CPU costs, meter), `metrics` (traces),
 //! `result` (the result record), `capture` (packets as pcap files, outside the record).
 
+pub mod app;
 pub mod budget;
 pub mod capture;
 pub mod config;

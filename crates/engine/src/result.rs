@@ -1,15 +1,14 @@
 //! The result record: the contract that the Python front, the results store and outside scripts
 //! read (DESIGN.md "The result record"). Extend it; never rename a field.
 
+pub mod flow;
 pub mod network;
 
-use crate::config::Scenario;
-use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
 use crate::energy::meter::NodeEnergy;
+use crate::error::EngineError;
 use crate::metrics::trace::TraceColumns;
 use crate::net::link::LinkCounters;
-use crate::tcp::endpoint::Endpoint;
-use crate::units::SimTime;
+use network::{NetFlowResult, NetRunResult};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -101,79 +100,39 @@ pub struct CpuResult {
     pub receiver_ops: BTreeMap<&'static str, u64>,
 }
 
-pub(crate) struct Parts<'a> {
-    pub scenario: &'a Scenario,
-    pub seed: u64,
-    pub complete: bool,
-    pub closed: bool,
-    /// IP bytes that left the sender's interface by the end of the flow.
-    pub bytes_out: u64,
-    pub sim_time: SimTime,
-    pub events: u64,
-    pub window_end: SimTime,
-    pub sender: &'a Endpoint,
-    pub receiver: &'a Endpoint,
-    pub sender_cpu: &'a CpuMeter,
-    pub receiver_cpu: &'a CpuMeter,
-    pub forward: LinkCounters,
-    pub reverse: LinkCounters,
-    pub energy_sender: NodeEnergy,
-    pub energy_receiver: NodeEnergy,
-    pub trace: Option<TraceColumns>,
-    pub deliveries: Option<Vec<(u64, u64)>>,
-}
-
-fn ops(cpu: &CpuMeter) -> BTreeMap<&'static str, u64> {
-    (0..OP_KINDS).map(|i| (Op::NAMES[i], cpu.count(i))).collect()
-}
-
 impl RunResult {
-    pub(crate) fn assemble(p: Parts) -> Self {
-        let snd = &p.sender.sender.counters();
-        let rcv = p.receiver.receiver.as_ref();
-        let delivered = rcv.map_or(0, |r| r.delivered);
-        let completion = p.sender.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64());
-        let window = p.window_end.as_secs_f64();
-        let per_s = |bits: f64| if window > 0.0 { bits / window } else { 0.0 };
-        let rcv_counters = rcv.map(|r| r.counters.clone()).unwrap_or_default();
-        RunResult {
-            scenario: p.scenario.name.clone(),
-            seed: p.seed,
-            variant: p.scenario.tcp.variant.name().to_string(),
-            complete: p.complete,
-            sim_time_s: p.sim_time.as_secs_f64(),
-            events: p.events,
-            engine_version: crate::VERSION,
-            flow: FlowResult {
-                bytes_delivered: delivered,
-                completion_s: completion,
-                goodput_bps: per_s(delivered as f64 * 8.0),
-                throughput_bps: per_s(p.bytes_out as f64 * 8.0),
-                segments_sent: snd.segments_sent,
-                data_segments_sent: snd.data_segments_sent,
-                retransmissions: snd.retransmissions,
-                timeouts: snd.timeouts,
-                fast_retransmits: snd.fast_retransmits,
-                acks_sent: p.receiver.counters.pure_acks_sent,
-                sack_blocks_sent: p.receiver.counters.sack_blocks_sent,
-                dupacks_received: snd.dupacks_received,
-                ecn_reductions: snd.ecn_reductions,
-                route_failures: snd.route_failures,
-                probes_sent: snd.probes_sent,
-                frozen_s: snd.frozen_ns as f64 * 1e-9,
-                out_of_order_segments: rcv_counters.out_of_order_segments,
-                duplicate_segments: rcv_counters.duplicate_segments,
-                wire_bytes_sender: p.forward.bytes_sent,
-                wire_bytes_receiver: p.reverse.bytes_sent,
-                closed: Some(p.closed),
-            },
-            energy: EnergyResult { sender: p.energy_sender, receiver: p.energy_receiver, window_s: window },
-            path: PathResult { forward: p.forward, reverse: p.reverse },
-            cpu: CpuResult { sender_ops: ops(p.sender_cpu), receiver_ops: ops(p.receiver_cpu) },
-            trace: p.trace,
-            deliveries: p.deliveries,
-            profiles: Vec::new(),
-        }
+    /// The single-path record as a view of the record of the network the single path stands
+    /// for (`Scenario::as_network`): its one flow, its source (`sender`) and destination
+    /// (`receiver`) nodes, and the link's two directions. Its `events` are the network run's:
+    /// the single path's transfer begins with the run, without a start event.
+    pub fn of_network(net: NetRunResult) -> Result<Self, EngineError> {
+        let shape = || EngineError::Invariant("a single-path record is a view of a network of one flow over one link".into());
+        let [flow]: [NetFlowResult; 1] = net.flows.try_into().map_err(|_| shape())?;
+        let node = |name: &str| net.nodes.get(name).ok_or_else(shape);
+        let link = |a: &str, b: &str| net.links.get(&format!("{a}->{b}")).copied().ok_or_else(shape);
+        let (sender, receiver) = (node(&flow.from)?, node(&flow.to)?);
+        let priced = |p: &network::NetProfile, name: &str| p.nodes.get(name).map(|m| m.energy.clone()).ok_or_else(shape);
+        let profiles = net
+            .profiles
+            .iter()
+            .map(|p| Ok(PathProfile { energy: EnergyResult { sender: priced(p, &flow.from)?, receiver: priced(p, &flow.to)?, window_s: p.energy.window_s } }))
+            .collect::<Result<Vec<_>, EngineError>>()?;
+        Ok(RunResult {
+            scenario: net.scenario,
+            seed: net.seed,
+            variant: flow.variant,
+            complete: net.complete,
+            sim_time_s: net.sim_time_s,
+            events: net.events,
+            engine_version: net.engine_version,
+            energy: EnergyResult { sender: sender.energy.clone(), receiver: receiver.energy.clone(), window_s: net.energy.window_s },
+            path: PathResult { forward: link(&flow.from, &flow.to)?, reverse: link(&flow.to, &flow.from)? },
+            cpu: CpuResult { sender_ops: sender.cpu_ops.clone(), receiver_ops: receiver.cpu_ops.clone() },
+            flow: flow.flow,
+            trace: flow.trace,
+            deliveries: flow.deliveries,
+            profiles,
+        })
     }
 
     /// The record of a run under the further profile `i` (`profiles[i]` in place of the record's

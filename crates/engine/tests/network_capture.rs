@@ -263,8 +263,56 @@ name = "one"
 from = "a"
 to = "b-c"
 traffic = { kind = "bulk", bytes = "10kB" }
+[[flows]]
+name = "two"
+from = "a-b"
+to = "c"
+traffic = { kind = "bulk", bytes = "10kB" }
 "#;
     let (_, cap) = captured_network(text, 1);
     let names: BTreeSet<String> = cap.pcap_files().into_iter().map(|(n, _)| n).collect();
     assert_eq!(names.len(), 4, "{names:?}");
+}
+
+#[test]
+fn channel_pairs_that_never_exchange_a_frame_get_no_file() {
+    // Four stations in one collision domain relay a -> b -> c -> d: every ordered pair that
+    // hears each other is an interface (docs/models/wifi.md, Interfaces), but only neighbours on
+    // the route send frames, so a-c, a-d, b-d and their reverses carry nothing; the record
+    // leaves them out of `interfaces`, and the capture writes no file for them.
+    let text = r#"
+stop_after = "600s"
+routes = [["a", "b", "c", "d"], ["d", "c", "b", "a"]]
+[tcp]
+variant = "sack"
+[nodes]
+a = {}
+b = {}
+c = {}
+d = {}
+[[channels]]
+name = "adhoc"
+nodes = ["a", "b", "c", "d"]
+data_rate = "11Mbps"
+basic_rate = "2Mbps"
+[[flows]]
+name = "bulk"
+from = "a"
+to = "d"
+traffic = { kind = "bulk", bytes = "100kB" }
+"#;
+    let (r, cap) = captured_network(text, 1);
+    assert!(r.complete);
+    assert_eq!(cap.links.len(), 12, "every ordered pair of the four stations is an interface");
+    let silent: BTreeSet<&str> = cap.links.iter().filter(|l| l.frames.is_empty()).map(|l| l.name.as_str()).collect();
+    assert_eq!(silent, BTreeSet::from(["a-c", "a-d", "b-d", "c-a", "d-a", "d-b"]));
+    // The record lists the pairs that sent frames; each has its file with those frames.
+    let interfaces = &r.channels["adhoc"].interfaces;
+    let talking: BTreeSet<String> = interfaces.iter().filter(|(_, i)| i.packets_sent > 0).map(|(k, _)| k.replace("->", "-")).collect();
+    let files = files(&cap);
+    assert_eq!(files.keys().cloned().collect::<BTreeSet<_>>(), talking, "a file for each pair that sent a frame, no other");
+    assert_eq!(files.len(), 6);
+    for (key, i) in interfaces.iter().filter(|(_, i)| i.packets_sent > 0) {
+        assert_eq!(files[&key.replace("->", "-")].len() as u64, i.packets_sent, "{key}");
+    }
 }

@@ -68,6 +68,40 @@ fn a_two_node_network_gives_the_single_path_record_it_stands_for() {
     assert_eq!(network.events, path.events + 1);
 }
 
+#[test]
+fn the_single_path_form_is_read_as_two_nodes_one_link_and_one_bulk_flow() {
+    let path = net(DETERMINISTIC_PATH);
+    let as_net = path.as_network().unwrap();
+    let n = as_net.network.as_ref().unwrap();
+    let names: Vec<&str> = n.nodes.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["sender", "receiver"], "the sender is node 0: address 10.0.0.1 in captures");
+    assert_eq!(n.links.len(), 1);
+    // Each direction keeps its single-path key, which names its random streams.
+    assert_eq!(n.links[0].keys, ["path.forward".to_string(), "path.reverse".to_string()]);
+    assert_eq!((&n.links[0].forward, n.links[0].reverse.as_ref()), (&path.path.forward, Some(&path.path.reverse)));
+    let f = &n.flows[0];
+    assert_eq!((n.flows.len(), f.name.as_str(), f.path_mtu, f.start.0), (1, "main", path.path.mtu, 0));
+    assert_eq!(f.traffic, tcpenergy_engine::config::FlowTraffic::Bulk { bytes: path.traffic.bytes });
+    assert!(as_net.routes.is_some(), "routes are resolved");
+    // A network scenario is already one.
+    let written = net(DETERMINISTIC_NETWORK);
+    assert!(matches!(written.as_network().unwrap(), std::borrow::Cow::Borrowed(_)));
+}
+
+#[test]
+fn a_single_path_run_counts_no_start_event_and_records_what_its_network_run_records() {
+    // The single path's record is a view of its network's record: same flow, energy and links;
+    // its transfer begins with the run, so it counts one event fewer than the network form,
+    // which starts the flow with an event.
+    let path = net(DETERMINISTIC_PATH);
+    let view = run(&path, 1, RunOptions::default()).unwrap();
+    let full = run_network(&path.as_network().unwrap(), 1).unwrap();
+    assert_eq!(full.flow.as_ref().unwrap(), &view.flow);
+    assert_eq!(full.links["sender->receiver"], view.path.forward);
+    assert_eq!(full.nodes["receiver"].cpu_ops, view.cpu.receiver_ops);
+    assert_eq!(full.events, view.events + 1);
+}
+
 /// The 3-hop chain a - b - c - d (tests/data/chain4.toml), `last_hop` settings added to the c - d
 /// link, then `flows`.
 fn chain(flows: &str, last_hop: &str) -> String {

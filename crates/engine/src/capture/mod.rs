@@ -179,15 +179,21 @@ impl Capture {
         self.window_shifts().get(&(flow, from_src)).copied()
     }
 
-    /// Each interface's pcap file: (file stem, bytes); an interface that carried E2TCP packets
-    /// with compact headers also gets "<stem>.e2tcp", those packets alone (docs/capture.md).
+    /// Each interface's pcap files, (file stem, bytes), none of them empty (docs/capture.md):
+    /// "<stem>" holds the IP packets, "<stem>.e2tcp" the E2TCP packets with compact headers.
+    /// An interface that sent no packet of a kind gets no file of it: every ordered pair of an
+    /// 802.11 channel's stations is an interface, and most pairs of a larger channel never
+    /// exchange a frame.
     pub fn pcap_files(&self) -> Vec<(String, Vec<u8>)> {
         let shifts = self.window_shifts();
         let mss = self.e2tcp_packet_sizes();
         let mut files = Vec::with_capacity(self.links.len());
         for l in &self.links {
-            files.push((l.name.clone(), pcap::file(l, &self.flows, &shifts)));
-            if l.frames.iter().any(|f| pcap::is_compact(&f.contents)) {
+            let compact = l.frames.iter().filter(|f| pcap::is_compact(&f.contents)).count();
+            if compact < l.frames.len() {
+                files.push((l.name.clone(), pcap::file(l, &self.flows, &shifts)));
+            }
+            if compact > 0 {
                 files.push((format!("{}.e2tcp", l.name), pcap::e2tcp_file(l, &self.flows, &mss)));
             }
         }

@@ -964,6 +964,20 @@ impl Scenario {
         self.path.mtu - 40 - if self.tcp.timestamps { 12 } else { 0 }
     }
 
+    /// The network this scenario describes, which is what the simulator runs: the scenario
+    /// itself in the network form; for the single-path form, the two nodes `sender` and
+    /// `receiver`, one link per direction and one bulk flow `main`
+    /// ([`NetworkConfig::from_single_path`]), with its routes.
+    pub fn as_network(&self) -> Result<std::borrow::Cow<'_, Scenario>, EngineError> {
+        if self.network.is_some() {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        }
+        let mut s = self.clone();
+        s.network = Some(NetworkConfig::from_single_path(self));
+        s.resolve_routes()?;
+        Ok(std::borrow::Cow::Owned(s))
+    }
+
     /// The normalized scenario (every default filled in) as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("scenario serializes")

@@ -89,6 +89,11 @@ pub struct NetLink {
     /// Second node -> first node; `None` for a one-way link.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse: Option<LinkConfig>,
+    /// The scenario keys of the forward and reverse settings (`links.0.forward`, or
+    /// `path.forward` for the single path's link): errors name them, and they name each
+    /// direction's random streams, so the two forms of one path draw the same numbers.
+    #[serde(skip)]
+    pub keys: [String; 2],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -319,6 +324,7 @@ impl NetworkConfig {
                 frame_overhead: s.path.frame_overhead,
                 forward: s.path.forward.clone(),
                 reverse: Some(s.path.reverse.clone()),
+                keys: ["path.forward".into(), "path.reverse".into()],
             }],
             flows: vec![FlowConfig {
                 name: "main".into(),
@@ -674,7 +680,8 @@ fn read_link(v: &Value, i: usize, lookup: &dyn Fn(&str, String) -> Result<NodeId
         return Err(err(format!("{at}.reverse"), "a one-way link (oneway = true) has no reverse direction"));
     }
     let reverse = if oneway { None } else { Some(direction("reverse")?) };
-    Ok(NetLink { between, oneway, ends: [a, b], mtu, frame_overhead, forward, reverse })
+    let keys = [format!("{at}.forward"), format!("{at}.reverse")];
+    Ok(NetLink { between, oneway, ends: [a, b], mtu, frame_overhead, forward, reverse, keys })
 }
 
 /// A flow's `split` table, with the checks that need no routes (`at` on the route: see

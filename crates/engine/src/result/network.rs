@@ -4,6 +4,7 @@
 
 use super::FlowResult;
 use crate::energy::meter::NodeEnergy;
+use crate::metrics::efficiency::{self, Efficiency, MetricWeights};
 use crate::net::link::LinkCounters;
 use crate::net::wifi::dcf::StationCounters;
 use serde::Serialize;
@@ -210,6 +211,12 @@ pub struct NetFlowResult {
     /// A split flow's relay and its two connections (docs/models/split.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub split: Option<SplitResult>,
+    /// The source end's time series, when recorded (`RunOptions::trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::metrics::trace::TraceColumns>,
+    /// Byte ranges delivered in order at `to`, when recorded (`RunOptions::record_deliveries`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deliveries: Option<Vec<(u64, u64)>>,
 }
 
 /// What the split node did for a split flow.
@@ -287,6 +294,76 @@ pub struct NetworkTotals {
     pub nodes: usize,
 }
 
+impl NetworkTotals {
+    /// The network's totals, and each flow's `unfavored` label (seed 004): `energies` per node,
+    /// over a measurement window of `window_s`; `wire_bytes` put on every interface (each hop
+    /// counts); `tmax` the network's Tmax (docs/models/metrics.md); `nodes` how many there are.
+    #[allow(clippy::too_many_arguments)]
+    pub fn of(
+        flows: &mut [NetFlowResult],
+        energies: &[NodeEnergy],
+        window_s: f64,
+        wire_bytes: u64,
+        weights: &MetricWeights,
+        tmax: f64,
+        packets_in_flight: u64,
+        nodes: usize,
+    ) -> Self {
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
+        for (f, u) in flows.iter_mut().zip(efficiency::unfavored(&goodputs)) {
+            f.unfavored = u;
+        }
+        let unfavored_flows = flows.iter().filter(|f| f.unfavored).count();
+        let sum = |g: &dyn Fn(&NetFlowResult) -> f64| flows.iter().map(g).sum::<f64>();
+        let (t_all, g_all) = (sum(&|f| f.flow.throughput_bps), sum(&|f| f.flow.goodput_bps));
+        let sent_all: u64 = flows.iter().map(|f| f.flow.wire_bytes_sender + f.flow.wire_bytes_receiver).sum();
+        let payload_all: u64 = flows.iter().map(|f| f.flow.bytes_delivered).sum();
+        let net_efficiency = Efficiency::of(weights, t_all, g_all, tmax, efficiency::data_overhead(sent_all, payload_all), f64::NAN);
+        let delivered = payload_all;
+        let e = EnergyTotals::of(energies.iter(), delivered);
+        NetworkTotals {
+            goodput_bps: if window_s > 0.0 { delivered as f64 * 8.0 / window_s } else { 0.0 },
+            bytes_delivered: delivered,
+            wire_bytes,
+            total_j: e.total_j,
+            idealized_j: e.idealized_j,
+            per_bit_total_uj: e.per_bit_total_uj,
+            per_bit_idealized_uj: e.per_bit_idealized_uj,
+            jain_fairness: jain_index(&goodputs),
+            unfavored_flows,
+            risk_index: if flows.is_empty() { f64::NAN } else { unfavored_flows as f64 / flows.len() as f64 },
+            efficiency: net_efficiency,
+            packets_in_flight,
+            flows: flows.len(),
+            nodes,
+        }
+    }
+}
+
+impl Efficiency {
+    /// A flow's metrics (docs/models/metrics.md): its data overhead (bytes both ends sent over
+    /// the payload) and time overhead (`transfer_s` over the payload's time at `bottleneck_bps`).
+    pub fn of_flow(weights: &MetricWeights, flow: &FlowResult, tmax: f64, transfer_s: f64, bottleneck_bps: f64) -> Self {
+        let data_oh = efficiency::data_overhead(flow.wire_bytes_sender + flow.wire_bytes_receiver, flow.bytes_delivered);
+        let time_oh = efficiency::time_overhead(transfer_s, flow.bytes_delivered, bottleneck_bps);
+        Efficiency::of(weights, flow.throughput_bps, flow.goodput_bps, tmax, data_oh, time_oh)
+    }
+}
+
+impl NetRunResult {
+    /// The record's `variant`: the one every TCP connection runs, "mixed" when they differ,
+    /// "udp" when there is none.
+    pub fn variant_label<'a>(tcp_variants: impl IntoIterator<Item = &'a str>) -> String {
+        let mut names = tcp_variants.into_iter();
+        let Some(first) = names.next() else { return "udp".to_string() };
+        if names.all(|v| v == first) {
+            first.to_string()
+        } else {
+            "mixed".to_string()
+        }
+    }
+}
+
 /// Jain, Chiu & Hawe (DEC-TR-301, 1984): 1 when all equal, 1/n when one flow takes everything.
 pub fn jain_index(x: &[f64]) -> f64 {
     let sum: f64 = x.iter().sum();
@@ -332,6 +409,13 @@ mod tests {
         assert!((jain_index(&[3.0, 3.0, 3.0]) - 1.0).abs() < 1e-12);
         assert!((jain_index(&[5.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
         assert!(jain_index(&[0.0, 0.0]).is_nan());
+    }
+
+    #[test]
+    fn the_variant_label_is_the_common_variant_mixed_or_udp() {
+        assert_eq!(NetRunResult::variant_label(["reno", "reno"]), "reno");
+        assert_eq!(NetRunResult::variant_label(["reno", "cubic", "reno"]), "mixed");
+        assert_eq!(NetRunResult::variant_label([]), "udp");
     }
 
     #[test]

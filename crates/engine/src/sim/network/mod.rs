@@ -1,10 +1,12 @@
-//! The run loop of the network form: any number of nodes joined by point-to-point links, static
-//! routes, and any number of flows (TCP or UDP), each with its own application traffic.
+//! The run loop of both scenario forms: any number of nodes joined by point-to-point links,
+//! static routes, and any number of flows (TCP or UDP), each with its own application traffic.
+//! A single-path scenario runs here as the two-node network it stands for
+//! (`Scenario::as_network`, [`NetWorld::single_path`]).
 //!
 //! A node owns a meter (radio log, CPU) and forwards packets not addressed to it by its route
 //! table. A flow owns its two ends (sans-I/O TCP endpoints, or UDP counters) and its
 //! application: when it writes, how much, and which messages are still to be delivered. Links
-//! schedule arrivals directly, as in the single-path loop (`sim::World`); nodes and flows are
+//! schedule arrivals directly (`net::link`: a link has no event of its own); nodes and flows are
 //! addressed by typed ids; an interface is a link direction or a pair of stations on a shared
 //! 802.11 channel (`channel.rs`), and an IP-level pipe may sit in front of either.
 
@@ -14,7 +16,8 @@ use super::queue::EventQueue;
 use super::rng::Stream;
 use super::Slab;
 use crate::capture::{self, Capture, Contents, Frame};
-use crate::config::network::{Distribution, FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
+use crate::app::{echo::Datagram, Messages, Relay, Source, UdpEnd};
+use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
 use crate::config::Scenario;
 use crate::energy::airtime::RadioAirtime;
 use crate::energy::battery::Battery;
@@ -26,9 +29,12 @@ use crate::net::link::{Fate, Link, LinkCounters};
 use crate::net::tally::WireTally;
 use crate::net::routing::{RouteTable, Via};
 use crate::net::wifi::dcf::Timer;
-use crate::metrics::efficiency::{self, Efficiency};
+use crate::metrics::efficiency::Efficiency;
+use crate::metrics::trace::Trace;
+use super::RunOptions;
+use crate::result::flow::EndBytes;
 use crate::result::network::{
-    jain_index, EnergyTotals, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetProfile, NetRunResult, NetworkTotals, NodeMetering, PipeCounters, SplitHalf,
+    Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetProfile, NetRunResult, NetworkTotals, NodeMetering, PipeCounters, SplitHalf,
     SplitResult,
 };
 use crate::profiles::ProfileSet;
@@ -37,12 +43,10 @@ use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
 use crate::units::{SimDuration, SimTime};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 /// IPv4 (20) + UDP (8) header bytes of a datagram.
 const UDP_HEADERS: u32 = crate::tcp::segment::IPV4_HEADER + capture::wire::UDP_HEADER;
-/// A timed flow's application never runs dry: it writes this much at the start.
-const ENDLESS: u64 = 1 << 50;
 
 /// Which end of a flow: the source (`from`) or the destination (`to`), and for a split flow
 /// the split node's two ends: where the first connection (`from` -> `at`) ends and where the
@@ -154,29 +158,22 @@ struct NodeState {
     last_ip_id: u16,
 }
 
-/// The application's state and counters of one flow.
+/// One flow: its ends, its applications (`crate::app`) and its counters.
 struct FlowState {
     /// TCP ends, indexed by `End`: source and destination, and a split flow's two ends at the
     /// split node; `None` for UDP, before the source starts or the second connection opens.
     tcp: [Option<Endpoint>; 4],
     wake_at: [Option<SimTime>; 4],
-    /// A split flow's relay: the most bytes it held at once, and the bytes it moved.
-    relay_max: u64,
-    relayed: u64,
+    /// The source's application, the messages it wrote, and a split flow's relay.
+    source: Source,
+    messages: Messages,
+    relay: Relay,
     started: bool,
     /// Both ends are silent: the flow reached its `stop` or the end of its `timed` duration.
     halted: bool,
     stopped_at: Option<SimTime>,
     /// When the flow finished (see `NetFlowResult::complete`).
     finished_at: Option<SimTime>,
-    /// Bytes written so far (TCP stream offset of the next message), messages still undelivered
-    /// as (end offset, written at), and each delivered message's latency.
-    written: u64,
-    pending: VecDeque<(u64, SimTime)>,
-    messages_sent: u64,
-    latencies: Vec<u64>,
-    writes: u64,
-    rng: Stream,
     udp_sent: u64,
     udp_delivered: u64,
     udp_bytes_delivered: u64,
@@ -221,6 +218,10 @@ pub struct NetWorld<'a> {
     horizon: Option<SimTime>,
     /// What tests watch of split flows, one entry per flow, when asked (`run_with_split_logs`).
     split_logs: Option<Vec<SplitLog>>,
+    /// The time series of one flow's source end (the flow's index), when asked for.
+    trace: Option<(usize, Trace)>,
+    /// Keep every byte range each receiving end delivers (`RunOptions::record_deliveries`).
+    record_deliveries: bool,
     /// Further profiles to price the run under when it is over (`crate::profiles`).
     profiles: &'a [ProfileSet],
 }
@@ -240,7 +241,44 @@ pub struct SplitLog {
 }
 
 impl<'a> NetWorld<'a> {
+    /// The world of a network scenario: each flow's application starts with an event at its
+    /// `start`.
     pub fn new(scenario: &'a Scenario, seed: u64) -> Result<Self, EngineError> {
+        Self::build(scenario, seed, true)
+    }
+
+    /// The world of a single-path scenario's network (`Scenario::as_network`): its one transfer
+    /// begins as the run begins, so no event starts it (the network form's flow start is one).
+    pub fn single_path(network: &'a Scenario, seed: u64, opts: RunOptions) -> Result<Self, EngineError> {
+        Self::single_path_profiled(network, seed, opts, &[])
+    }
+
+    /// [`Self::single_path`], also priced under each of `profiles` ([`Self::with_profiles`],
+    /// applied before the transfer begins, so every CPU charge is kept).
+    pub fn single_path_profiled(network: &'a Scenario, seed: u64, opts: RunOptions, profiles: &'a [ProfileSet]) -> Result<Self, EngineError> {
+        let mut w = Self::build(network, seed, false)?.with_profiles(profiles);
+        // Room in each radio log for every segment of the transfer and its ACKs, so the logs
+        // rarely grow; at most a million up front (a transfer may be cut short by stop_after).
+        if let Some(f @ FlowConfig { traffic: FlowTraffic::Bulk { bytes }, .. }) = w.net.flows.first() {
+            let packets = ((*bytes / f.smss().max(1) as u64) as usize + 64).min(1 << 20);
+            for n in &mut w.nodes {
+                n.radio = RadioLog::with_capacity(packets);
+            }
+        }
+        if opts.capture {
+            w = w.with_capture();
+        }
+        if opts.trace {
+            w.trace = Some((0, Trace::default()));
+        }
+        w.record_deliveries = opts.record_deliveries;
+        for f in 0..w.flows.len() {
+            w.start(f);
+        }
+        Ok(w)
+    }
+
+    fn build(scenario: &'a Scenario, seed: u64, schedule_starts: bool) -> Result<Self, EngineError> {
         let (Some(net), Some(routes)) = (&scenario.network, &scenario.routes) else {
             return Err(EngineError::Invariant("network run of a single-path scenario".into()));
         };
@@ -266,8 +304,8 @@ impl<'a> NetWorld<'a> {
             .map(|e| match e.via {
                 Via::Link { link, reverse } => {
                     let l = &net.links[link];
-                    let (cfg, dir) = if reverse { (l.reverse.as_ref().expect("reverse iface"), "reverse") } else { (&l.forward, "forward") };
-                    Iface::Link(Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, &format!("links.{link}.{dir}")))
+                    let (cfg, key) = if reverse { (l.reverse.as_ref().expect("reverse iface"), &l.keys[1]) } else { (&l.forward, &l.keys[0]) };
+                    Iface::Link(Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, key))
                 }
                 Via::Channel { channel, from, to } => Iface::Channel { channel, from, to, counters: LinkCounters::default() },
             })
@@ -296,21 +334,16 @@ impl<'a> NetWorld<'a> {
             .flows
             .iter()
             .enumerate()
-            .map(|(i, _)| FlowState {
+            .map(|(i, f)| FlowState {
                 tcp: [None, None, None, None],
                 wake_at: [None; 4],
-                relay_max: 0,
-                relayed: 0,
+                source: Source::new(f.traffic, SimTime(f.start.0), f.stop.map(|t| SimTime(t.0)), Stream::new(seed, &format!("flows.{i}.traffic"))),
+                messages: Messages::default(),
+                relay: f.split.as_ref().map_or_else(Relay::default, |s| Relay::new(s.buffer)),
                 started: false,
                 halted: false,
                 stopped_at: None,
                 finished_at: None,
-                written: 0,
-                pending: VecDeque::new(),
-                messages_sent: 0,
-                latencies: Vec::new(),
-                writes: 0,
-                rng: Stream::new(seed, &format!("flows.{i}.traffic")),
                 udp_sent: 0,
                 udp_delivered: 0,
                 udp_bytes_delivered: 0,
@@ -336,6 +369,8 @@ impl<'a> NetWorld<'a> {
             capture: None,
             horizon: None,
             split_logs: None,
+            trace: None,
+            record_deliveries: false,
             profiles: &[],
         };
         for (i, f) in net.flows.iter().enumerate() {
@@ -353,7 +388,9 @@ impl<'a> NetWorld<'a> {
                     }
                 }
             }
-            w.queue.push(SimTime(f.start.0), Event::Start { flow: id });
+            if schedule_starts {
+                w.queue.push(SimTime(f.start.0), Event::Start { flow: id });
+            }
             if let Some(stop) = f.stop {
                 w.queue.push(SimTime(stop.0), Event::Stop { flow: id });
             }
@@ -491,6 +528,7 @@ impl<'a> NetWorld<'a> {
                     ep.on_timeout(now, &mut self.nodes[node.index()].cpu);
                 }
                 self.after_endpoint_event(f, side);
+                self.trace_point(f, side);
             }
             Event::RouteNotice { flow, side, restored } => {
                 let f = flow as usize;
@@ -503,6 +541,7 @@ impl<'a> NetWorld<'a> {
                     ep.on_route_notice(now, restored, &mut self.nodes[node.index()].cpu);
                 }
                 self.after_endpoint_event(f, side);
+                self.trace_point(f, side);
             }
             Event::Mac { channel, timer } => self.on_mac_timer(channel as usize, timer),
             Event::PipeOut { iface, packet } => {
@@ -566,85 +605,58 @@ impl<'a> NetWorld<'a> {
         if self.flows[f].halted {
             return;
         }
-        self.flows[f].started = true;
         let now = self.now;
+        let st = &mut self.flows[f];
+        st.started = true;
+        let begin = st.source.start(now);
         if cfg.transport == Transport::Tcp {
-            let (bytes, close) = match cfg.traffic {
-                FlowTraffic::Bulk { bytes } => (bytes, true),
-                FlowTraffic::Timed { .. } => (ENDLESS, false),
-                _ => (0, false),
-            };
             let mut ep = Endpoint::with_settings(&cfg.tcp, cfg.path_mtu, Role::Active, 0, false);
-            ep.write(bytes);
-            if close {
+            ep.write(begin.stream_bytes);
+            if begin.close {
                 ep.sender.close();
             }
-            self.flows[f].tcp[End::Src as usize] = Some(ep);
-            if let FlowTraffic::Bulk { bytes } = cfg.traffic {
-                let st = &mut self.flows[f];
-                st.written = bytes;
-                st.pending.push_back((bytes, now));
-                st.messages_sent = 1;
+            st.tcp[End::Src as usize] = Some(ep);
+            if begin.one_message {
+                st.messages.wrote(begin.stream_bytes, now);
             }
         }
-        match cfg.traffic {
-            FlowTraffic::Timed { duration } => self.queue.push(now + duration, Event::DurationOver { flow: f as u32 }),
-            FlowTraffic::OnOff { .. } | FlowTraffic::Cbr { .. } => self.write(f),
-            FlowTraffic::Bulk { .. } => {}
+        if let Some(t) = begin.duration_over {
+            self.queue.push(t, Event::DurationOver { flow: f as u32 });
+        }
+        if begin.write_now {
+            self.write(f);
         }
         self.after_endpoint_event(f, End::Src);
     }
 
-    /// Write the next message now and schedule the one after.
+    /// The source's application writes its next message now; the one after is scheduled.
     fn write(&mut self, f: usize) {
         let cfg: &'a FlowConfig = &self.net.flows[f];
         if self.flows[f].halted {
             return;
         }
         let now = self.now;
-        let (size, next) = match cfg.traffic {
-            FlowTraffic::OnOff { message, interval, distribution } => {
-                let gap = match distribution {
-                    Distribution::Fixed => interval,
-                    Distribution::Exponential => {
-                        // Inverse transform; 1 - u in (0, 1] keeps the logarithm finite.
-                        let u = self.flows[f].rng.uniform();
-                        SimDuration((-(1.0 - u).ln() * interval.0 as f64).round() as u64)
-                    }
-                };
-                (message, now + gap)
-            }
-            FlowTraffic::Cbr { rate, packet } => {
-                // Exact schedule from the start: write k at start + k * packet * 8 / rate.
-                let k = self.flows[f].writes + 1;
-                let at = cfg.start.0 as u128 + (k as u128 * packet as u128 * 8 * 1_000_000_000).div_ceil(rate as u128);
-                (packet, SimTime(at.min(u64::MAX as u128) as u64))
-            }
-            _ => return,
-        };
         let st = &mut self.flows[f];
-        st.writes += 1;
-        st.messages_sent += 1;
+        let Some(w) = st.source.write(now) else { return };
         match cfg.transport {
             Transport::Tcp => {
-                st.written += size as u64;
-                st.pending.push_back((st.written, now));
+                st.messages.wrote(w.bytes as u64, now);
                 if let Some(ep) = st.tcp[End::Src as usize].as_mut() {
-                    ep.write(size as u64);
+                    ep.write(w.bytes as u64);
                 }
                 self.after_endpoint_event(f, End::Src);
             }
             Transport::Udp => {
-                let node = cfg.src;
-                self.nodes[node.index()].cpu.charge(now, Op::SegmentSent { bytes: size });
-                let st = &mut self.flows[f];
+                st.messages.wrote_datagram();
                 st.udp_sent += 1;
-                let p = Packet::new(f, End::Src, Body::Udp { payload: size, written_at: now });
+                let node = cfg.src;
+                self.nodes[node.index()].cpu.charge(now, Op::SegmentSent { bytes: w.bytes });
+                let p = Packet::new(f, End::Src, Body::Udp { payload: w.bytes, written_at: now });
                 self.nodes[node.index()].originated += 1;
                 self.send(node, p);
             }
         }
-        if cfg.stop.map_or(true, |s| next.0 < s.0) {
+        if let Some(next) = w.next {
             self.queue.push(next, Event::Write { flow: f as u32 });
         }
     }
@@ -673,6 +685,18 @@ impl<'a> NetWorld<'a> {
                 let d = d.max(self.now);
                 st.wake_at[s] = Some(d);
                 self.queue.push(d, Event::Wake { flow: f as u32, side });
+            }
+        }
+    }
+
+    /// After an event of a flow's source end (not its start): a row of the time series, when
+    /// that flow is traced.
+    fn trace_point(&mut self, f: usize, side: End) {
+        if let (Some((traced, trace)), End::Src) = (&mut self.trace, side) {
+            if *traced == f {
+                if let Some(ep) = &self.flows[f].tcp[End::Src as usize] {
+                    trace.record(self.now, &ep.sender);
+                }
             }
         }
     }
@@ -724,8 +748,12 @@ impl<'a> NetWorld<'a> {
         self.queue.push(at, Event::PipeOut { iface: iface as u32, packet: slot });
     }
 
-    /// Put a packet on interface `i`. On a link, radio time follows the sending radio's
-    /// airtime, as in the single-path loop; on a channel, the MAC reports every frame's airtime.
+    /// Put a packet on interface `i`. On a link, radio time follows the sending radio's airtime
+    /// of the frame, not the link's serialization (docs/models/energy.md, "Airtime"): the sending
+    /// radio transmits from the start of serialization; the far radio receives during the same
+    /// airtime, ending when the frame arrives. A frame dropped by the queue costs no radio time;
+    /// one lost on the link costs transmit time only. On a channel, the MAC reports every
+    /// frame's airtime.
     fn transmit(&mut self, i: usize, p: Packet) {
         let wire_len = p.wire_len();
         let link = match &mut self.ifaces[i] {
@@ -865,7 +893,7 @@ impl<'a> NetWorld<'a> {
             Body::Tcp(seg) => {
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
                     ep.on_segment(now, &seg, &mut self.nodes[node.index()].cpu);
-                    if let (Some(_), Some(r)) = (&self.split_logs, ep.receiver.as_mut()) {
+                    if let (true, Some(r)) = (self.split_logs.is_some() || self.record_deliveries, ep.receiver.as_mut()) {
                         r.record_deliveries();
                     }
                 }
@@ -887,27 +915,26 @@ impl<'a> NetWorld<'a> {
                     }
                 }
                 self.after_endpoint_event(f, side);
+                self.trace_point(f, side);
             }
             Body::Udp { payload, written_at } => {
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
-                let echo = self.net.flows[f].echo;
+                let end = if side == End::Src { UdpEnd::Source } else { UdpEnd::Destination { echo: self.net.flows[f].echo } };
+                let got = end.receive(Datagram { payload, written_at });
                 let st = &mut self.flows[f];
-                if side == End::Src {
-                    // An echo came back: the round trip is done.
-                    st.latencies.push(now.0 - written_at.0);
-                    return;
+                if got.delivered {
+                    st.udp_delivered += 1;
+                    st.udp_bytes_delivered += payload as u64;
                 }
-                st.udp_delivered += 1;
-                st.udp_bytes_delivered += payload as u64;
-                if !echo {
-                    st.latencies.push(now.0 - written_at.0);
-                    return;
+                if got.completed {
+                    st.messages.arrived(written_at, now);
                 }
-                // RFC 862: the echo server sends the datagram straight back.
-                let n = &mut self.nodes[node.index()];
-                n.cpu.charge(now, Op::SegmentSent { bytes: payload });
-                n.originated += 1;
-                self.send(node, Packet::new(f, End::Dst, Body::Udp { payload, written_at }));
+                if let Some(d) = got.reply {
+                    let n = &mut self.nodes[node.index()];
+                    n.cpu.charge(now, Op::SegmentSent { bytes: d.payload });
+                    n.originated += 1;
+                    self.send(node, Packet::new(f, End::Dst, Body::Udp { payload: d.payload, written_at: d.written_at }));
+                }
             }
         }
     }
@@ -917,41 +944,20 @@ impl<'a> NetWorld<'a> {
         let now = self.now;
         let st = &mut self.flows[f];
         let delivered = st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).map_or(0, |r| r.delivered);
-        while let Some(&(end, at)) = st.pending.front() {
-            if delivered < end {
-                break;
-            }
-            st.latencies.push(now.0 - at.0);
-            st.pending.pop_front();
-        }
+        st.messages.delivered(delivered, now);
     }
 
-    /// The split node's application (docs/models/split.md): once the first connection is open
-    /// (its SYN arrived) it opens the second; it reads from the first what the relay buffer has
-    /// room for and writes it into the second, whose send buffer is the relay buffer; after the
-    /// first connection's EOF and the last byte, it closes the second.
+    /// The split node's application (`app::relay`): either connection brought bytes or room.
     fn relay(&mut self, f: usize) {
         let net = self.net;
         let Some(split) = &net.flows[f].split else { return };
-        let st = &mut self.flows[f];
-        let [_, _, Some(inn), out] = &mut st.tcp else { return };
-        if inn.receiver.is_none() {
-            return;
-        }
-        let out = out.get_or_insert_with(|| Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Active, 0, false));
-        let held = out.sender.unacked_data();
-        let n = inn.read(split.buffer.saturating_sub(held));
-        if n > 0 {
-            out.write(n);
-        }
-        if inn.receiver.as_ref().is_some_and(|r| r.eof_read()) && !out.sender.is_closing() {
-            out.sender.close();
-        }
-        st.relayed += n;
-        st.relay_max = st.relay_max.max(held + n);
+        let FlowState { tcp, relay, .. } = &mut self.flows[f];
+        let [_, _, Some(inn), out] = tcp else { return };
+        let open = || Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Active, 0, false);
+        let Some(pumped) = relay.pump(inn, out, open) else { return };
         if let Some(logs) = &mut self.split_logs {
             let log = &mut logs[f].occupancy;
-            for v in [held, held + n] {
+            for v in [pumped.held, pumped.held + pumped.moved] {
                 if log.last().map_or(true, |&(_, last)| last != v) {
                     log.push((self.now, v));
                 }
@@ -969,7 +975,7 @@ impl<'a> NetWorld<'a> {
         if self.net.flows[f].split.is_some() {
             let bulk = matches!(self.net.flows[f].traffic, FlowTraffic::Bulk { .. });
             if let (true, Some(r)) = (bulk, st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref())) {
-                if st.written > 0 && r.delivered >= st.written {
+                if st.messages.written > 0 && r.delivered >= st.messages.written {
                     debug_assert_eq!(r.delivered_at, Some(self.now), "checked as the last byte arrives");
                     st.finished_at = r.delivered_at;
                     st.close_books(self.now);
@@ -1024,17 +1030,16 @@ impl<'a> NetWorld<'a> {
                 (Transport::Tcp, None) => {
                     let src = st.tcp[End::Src as usize].as_ref();
                     let dst = st.tcp[End::Dst as usize].as_ref().expect("destination end");
-                    (tcp_flow_result(src, dst, &wire, (End::Src, End::Dst), &per_s), None)
+                    (FlowResult::of_tcp(src, dst, wire.of(End::Src, End::Dst), &per_s), None)
                 }
                 (Transport::Tcp, Some(split)) => {
                     let (flow, split) = split_flow_result(cfg, split, st, &wire, &per_s);
                     (flow, Some(split))
                 }
-                (Transport::Udp, _) => (udp_flow_result(st, &wire, per_s), None),
+                (Transport::Udp, _) => (FlowResult::of_udp(st.udp_sent, st.udp_bytes_delivered, wire.of(End::Src, End::Dst), &per_s), None),
             };
             delivered_of.push(flow.bytes_delivered);
             let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
-            let data_oh = efficiency::data_overhead(flow.wire_bytes_sender + flow.wire_bytes_receiver, flow.bytes_delivered);
             let busy_s = match (cfg.transport, st.tcp[End::Src as usize].as_ref()) {
                 (Transport::Tcp, Some(src)) => src.busy_time(end).as_secs_f64(),
                 _ => f64::NAN,
@@ -1051,8 +1056,7 @@ impl<'a> NetWorld<'a> {
                 Some(r) => std::mem::take(&mut r.packet_latencies),
                 None => Vec::new(),
             };
-            let time_oh = efficiency::time_overhead(transfer_s, flow.bytes_delivered, bottleneck_of[i]);
-            let eff = Efficiency::of(weights, flow.throughput_bps, flow.goodput_bps, tmax, data_oh, time_oh);
+            let eff = Efficiency::of_flow(weights, &flow, tmax, transfer_s, bottleneck_of[i]);
             flows.push(NetFlowResult {
                 efficiency: eff,
                 unfavored: false,
@@ -1070,16 +1074,18 @@ impl<'a> NetWorld<'a> {
                 start_s: start.as_secs_f64(),
                 stop_s: st.stopped_at.map(|t| t.as_secs_f64()),
                 flow,
-                messages_sent: st.messages_sent,
-                messages_delivered: st.latencies.len() as u64,
+                messages_sent: st.messages.sent,
+                messages_delivered: st.messages.latencies.len() as u64,
                 echo: cfg.echo,
-                latency_ms: Latency::of(std::mem::take(&mut st.latencies)),
+                latency_ms: Latency::of(std::mem::take(&mut st.messages.latencies)),
                 packet_latency_ms: Latency::of(packet_latencies),
                 busy_s,
                 datagrams_sent: st.udp_sent,
                 datagrams_delivered: st.udp_delivered,
                 arrived_after_stop: st.arrived_after_stop,
                 split,
+                trace: None,
+                deliveries: st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).and_then(|r| r.delivery_log.clone()).filter(|_| self.record_deliveries),
             });
         }
 
@@ -1096,18 +1102,29 @@ impl<'a> NetWorld<'a> {
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
         let mut priced: Vec<Vec<NodeMetering>> = vec![Vec::with_capacity(net.nodes.len()); self.profiles.len()];
+        // A traced flow's source keeps its radio timeline: the trace reads its states.
+        let traced_node = self.trace.as_ref().map(|(f, _)| net.flows[*f].src.index());
+        let mut timeline = None;
         for (n, cfg) in net.nodes.iter().enumerate() {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
-            let new_battery = || cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose();
             for (p, set) in self.profiles.iter().enumerate() {
-                let mut battery = new_battery()?;
+                let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
                 let (energy, cpu) = meter::node_energy_under(&set.nodes[n], log.clone(), nd.cpu.charges(), window_end, set.radio_policy, set.timeout, served[n], battery.as_mut());
                 priced[p].push(NodeMetering { energy, forward_cycles: cpu.other_cycles, battery: battery.map(|b| b.result(window_end.0)) });
             }
-            let mut battery = new_battery()?;
-            let e = meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, s.energy.radio_policy, s.energy.timeout, served[n], battery.as_mut());
+            let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
+            let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
+            let e = if traced_node == Some(n) && battery.is_none() {
+                let frames = log.frames_before(window_end);
+                let tl = meter::radio_timeline(log, window_end, policy, timeout, profile.radio.wake_time);
+                let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
+                timeline = Some(tl);
+                e
+            } else {
+                meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, policy, timeout, served[n], battery.as_mut())
+            };
             let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
             nodes.insert(
@@ -1145,46 +1162,21 @@ impl<'a> NetWorld<'a> {
             .map(|(cfg, p)| (format!("{}->{}", cfg.from, cfg.to), p.counters))
             .collect();
 
-        let goodputs: Vec<f64> = flows.iter().map(|f| f.flow.goodput_bps).collect();
-        for (f, u) in flows.iter_mut().zip(efficiency::unfavored(&goodputs)) {
-            f.unfavored = u;
+        if let (Some((f, trace)), Some(tl)) = (self.trace.take(), timeline) {
+            let src = net.flows[f].src.index();
+            let profile = &net.nodes[src].profile.profile;
+            flows[f].trace = Some(trace.finish(&tl, profile, &mut self.nodes[src].cpu));
         }
-        let unfavored_flows = flows.iter().filter(|f| f.unfavored).count();
-        let sum = |g: &dyn Fn(&NetFlowResult) -> f64| flows.iter().map(g).sum::<f64>();
-        let (t_all, g_all) = (sum(&|f| f.flow.throughput_bps), sum(&|f| f.flow.goodput_bps));
+
         let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
-        let sent_all: u64 = flows.iter().map(|f| f.flow.wire_bytes_sender + f.flow.wire_bytes_receiver).sum();
-        let payload_all: u64 = flows.iter().map(|f| f.flow.bytes_delivered).sum();
-        let net_efficiency = Efficiency::of(weights, t_all, g_all, tmax_all, efficiency::data_overhead(sent_all, payload_all), f64::NAN);
+        let network = NetworkTotals::of(&mut flows, &energies, w_s, wire_bytes, weights, tmax_all, self.packets.in_use() as u64, nodes.len());
+        let variant = NetRunResult::variant_label(
+            net.flows
+                .iter()
+                .filter(|f| f.transport == Transport::Tcp)
+                .flat_map(|f| std::iter::once(&f.tcp).chain(f.split.as_ref().map(|s| &s.tcp)).map(|t| t.variant.name())),
+        );
         let delivered: u64 = delivered_of.iter().sum();
-        let totals = EnergyTotals::of(energies.iter(), delivered);
-        let network = NetworkTotals {
-            goodput_bps: if w_s > 0.0 { delivered as f64 * 8.0 / w_s } else { 0.0 },
-            bytes_delivered: delivered,
-            wire_bytes,
-            total_j: totals.total_j,
-            idealized_j: totals.idealized_j,
-            per_bit_total_uj: totals.per_bit_total_uj,
-            per_bit_idealized_uj: totals.per_bit_idealized_uj,
-            jain_fairness: jain_index(&goodputs),
-            unfavored_flows,
-            risk_index: if flows.is_empty() { f64::NAN } else { unfavored_flows as f64 / flows.len() as f64 },
-            efficiency: net_efficiency,
-            packets_in_flight: self.packets.in_use() as u64,
-            flows: flows.len(),
-            nodes: nodes.len(),
-        };
-        let tcp_variants: Vec<&str> = net
-            .flows
-            .iter()
-            .filter(|f| f.transport == Transport::Tcp)
-            .flat_map(|f| std::iter::once(&f.tcp).chain(f.split.as_ref().map(|s| &s.tcp)).map(|t| t.variant.name()))
-            .collect();
-        let variant = match tcp_variants.first() {
-            None => "udp".to_string(),
-            Some(v) if tcp_variants.iter().all(|x| x == v) => v.to_string(),
-            Some(_) => "mixed".to_string(),
-        };
         let single = flows.len() == 1;
         let names: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).collect();
         let ends = single.then(|| (net.flows[0].src.index(), net.flows[0].dst.index()));
@@ -1251,126 +1243,38 @@ struct Wire {
     by_run_end: [u64; 4],
 }
 
-/// The record of one TCP connection, whose data goes from `src` (flow end `ends.0`) to `dst`
-/// (flow end `ends.1`).
-fn tcp_flow_result(src: Option<&Endpoint>, dst: &Endpoint, wire: &Wire, ends: (End, End), per_s: &dyn Fn(f64) -> f64) -> FlowResult {
-    let (sender, receiver) = (ends.0 as usize, ends.1 as usize);
-    let rcv = dst.receiver.as_ref();
-    let delivered = rcv.map_or(0, |r| r.delivered);
-    let rc = rcv.map(|r| r.counters.clone()).unwrap_or_default();
-    let (snd, completion) = match src {
-        Some(ep) => (ep.sender.counters().clone(), ep.sender.data_acked_at().map_or(f64::NAN, |t| t.as_secs_f64())),
-        None => (Default::default(), f64::NAN),
-    };
-    let closed = src.is_some_and(|e| e.is_closed()) && dst.is_closed();
-    FlowResult {
-        bytes_delivered: delivered,
-        completion_s: completion,
-        goodput_bps: per_s(delivered as f64 * 8.0),
-        throughput_bps: per_s(wire.by_flow_end[sender] as f64 * 8.0),
-        segments_sent: snd.segments_sent,
-        data_segments_sent: snd.data_segments_sent,
-        retransmissions: snd.retransmissions,
-        timeouts: snd.timeouts,
-        fast_retransmits: snd.fast_retransmits,
-        acks_sent: dst.counters.pure_acks_sent,
-        sack_blocks_sent: dst.counters.sack_blocks_sent,
-        dupacks_received: snd.dupacks_received,
-        ecn_reductions: snd.ecn_reductions,
-        route_failures: snd.route_failures,
-        probes_sent: snd.probes_sent,
-        frozen_s: snd.frozen_ns as f64 * 1e-9,
-        out_of_order_segments: rc.out_of_order_segments,
-        duplicate_segments: rc.duplicate_segments,
-        wire_bytes_sender: wire.by_run_end[sender],
-        wire_bytes_receiver: wire.by_run_end[receiver],
-        closed: Some(closed),
+impl Wire {
+    /// Those of the connection whose data goes from `sender` to `receiver`.
+    fn of(&self, sender: End, receiver: End) -> EndBytes {
+        let (s, r) = (sender as usize, receiver as usize);
+        EndBytes { sender_by_flow_end: self.by_flow_end[s], sender: self.by_run_end[s], receiver: self.by_run_end[r] }
     }
 }
 
-/// A split flow's record: end to end, bytes delivered at `to` and its goodput, completion when
-/// every byte written reached `to`; every other counter the sum over its two connections (the
-/// wire bytes each connection's ends put on the network). Each connection's own record is in
-/// `split.halves`.
+/// A split flow's record ([`FlowResult::of_split`]) and its relay's with each connection's.
 fn split_flow_result(cfg: &FlowConfig, split: &SplitConfig, st: &FlowState, wire: &Wire, per_s: &dyn Fn(f64) -> f64) -> (FlowResult, SplitResult) {
     let end = |e: End| st.tcp[e as usize].as_ref();
     let half = |src: End, dst: End, from: &str, to: &str, tcp: &crate::config::TcpConfig| {
         let rcv = end(dst).expect("receiving ends listen from the start");
-        let rc = rcv.receiver.as_ref().map(|r| r.counters.clone()).unwrap_or_default();
-        SplitHalf {
-            from: from.to_string(),
-            to: to.to_string(),
-            variant: tcp.variant.name().to_string(),
-            flow: tcp_flow_result(end(src), rcv, wire, (src, dst), per_s),
-            window_probes: end(src).map_or(0, |e| e.sender.counters().window_probes),
-            zero_windows_sent: rc.zero_windows_sent,
-            beyond_window_segments: rc.beyond_window_segments,
-        }
+        SplitHalf::of(from, to, tcp.variant.name(), end(src), rcv, wire.of(src, dst), per_s)
     };
     let first = half(End::Src, End::RelayIn, &cfg.from, &split.at, &cfg.tcp);
     let second = half(End::RelayOut, End::Dst, &split.at, &cfg.to, &split.tcp);
-    let (a, b) = (&first.flow, &second.flow);
-    let last = end(End::Dst).and_then(|e| e.receiver.as_ref());
-    let completion = match last {
-        Some(r) if st.written > 0 && r.delivered >= st.written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+    // Complete when every byte written reached `to` (the source only learns that the split
+    // node has it).
+    let written = st.messages.written;
+    let completion = match end(End::Dst).and_then(|e| e.receiver.as_ref()) {
+        Some(r) if written > 0 && r.delivered >= written => r.delivered_at.map_or(f64::NAN, |t| t.as_secs_f64()),
         _ => f64::NAN,
     };
-    let flow = FlowResult {
-        bytes_delivered: b.bytes_delivered,
-        completion_s: completion,
-        goodput_bps: b.goodput_bps,
-        throughput_bps: per_s((wire.by_flow_end[End::Src as usize] + wire.by_flow_end[End::RelayOut as usize]) as f64 * 8.0),
-        segments_sent: a.segments_sent + b.segments_sent,
-        data_segments_sent: a.data_segments_sent + b.data_segments_sent,
-        retransmissions: a.retransmissions + b.retransmissions,
-        timeouts: a.timeouts + b.timeouts,
-        fast_retransmits: a.fast_retransmits + b.fast_retransmits,
-        acks_sent: a.acks_sent + b.acks_sent,
-        sack_blocks_sent: a.sack_blocks_sent + b.sack_blocks_sent,
-        dupacks_received: a.dupacks_received + b.dupacks_received,
-        ecn_reductions: a.ecn_reductions + b.ecn_reductions,
-        route_failures: a.route_failures + b.route_failures,
-        probes_sent: a.probes_sent + b.probes_sent,
-        frozen_s: a.frozen_s + b.frozen_s,
-        out_of_order_segments: a.out_of_order_segments + b.out_of_order_segments,
-        duplicate_segments: a.duplicate_segments + b.duplicate_segments,
-        wire_bytes_sender: a.wire_bytes_sender + b.wire_bytes_sender,
-        wire_bytes_receiver: a.wire_bytes_receiver + b.wire_bytes_receiver,
-        closed: Some(a.closed == Some(true) && b.closed == Some(true)),
-    };
+    let sent = wire.by_flow_end[End::Src as usize] + wire.by_flow_end[End::RelayOut as usize];
+    let flow = FlowResult::of_split(&first.flow, &second.flow, completion, sent, per_s);
     let result = SplitResult {
         at: split.at.clone(),
         buffer_bytes: split.buffer,
-        relay_max_bytes: st.relay_max,
-        relayed_bytes: st.relayed,
+        relay_max_bytes: st.relay.max_held,
+        relayed_bytes: st.relay.relayed,
         halves: vec![first, second],
     };
     (flow, result)
-}
-
-fn udp_flow_result(st: &FlowState, wire: &Wire, per_s: impl Fn(f64) -> f64) -> FlowResult {
-    FlowResult {
-        bytes_delivered: st.udp_bytes_delivered,
-        completion_s: f64::NAN,
-        goodput_bps: per_s(st.udp_bytes_delivered as f64 * 8.0),
-        throughput_bps: per_s(wire.by_flow_end[End::Src as usize] as f64 * 8.0),
-        segments_sent: st.udp_sent,
-        data_segments_sent: st.udp_sent,
-        retransmissions: 0,
-        timeouts: 0,
-        fast_retransmits: 0,
-        acks_sent: 0,
-        sack_blocks_sent: 0,
-        dupacks_received: 0,
-        ecn_reductions: 0,
-        route_failures: 0,
-        probes_sent: 0,
-        frozen_s: 0.0,
-        out_of_order_segments: 0,
-        duplicate_segments: 0,
-        wire_bytes_sender: wire.by_run_end[End::Src as usize],
-        // An echo server's answers.
-        wire_bytes_receiver: wire.by_run_end[End::Dst as usize],
-        closed: None,
-    }
 }
