@@ -2,108 +2,15 @@
 //! reports its next deadline. It never touches the event queue (as in smoltcp and quinn-proto),
 //! so unit tests can drive it by hand on a timeline.
 
-use super::e2tcp::{self, E2tcpSender};
 use super::receiver::{Receiver, ReceiverParams};
+use super::recipe::Recipe;
+pub use super::send_half::AnySender;
+use super::send_half::SendHalf;
 use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
-use super::sender::{timestamp_ms, OutSegment, Sender, SenderCounters};
-use super::tcb::Tcb;
-use super::variant::Recipe;
-use crate::config::{HeaderPrediction, Scenario, TcpConfig, Variant};
+use super::sender::{timestamp_ms, OutSegment};
+use crate::config::{HeaderPrediction, Scenario, TcpConfig};
 use crate::energy::cpu::{CpuMeter, Op};
 use crate::units::{SimDuration, SimTime};
-
-/// The sending half: TCP's (congestion control and loss recovery as the variant's recipe says)
-/// or E2TCP's (seed 001 §2), behind one interface.
-#[derive(Debug, Clone)]
-pub enum AnySender {
-    Tcp(Sender),
-    E2tcp(E2tcpSender),
-}
-
-macro_rules! each {
-    ($self:expr, $s:ident => $e:expr) => {
-        match $self {
-            AnySender::Tcp($s) => $e,
-            AnySender::E2tcp($s) => $e,
-        }
-    };
-}
-
-impl AnySender {
-    pub fn open(&mut self, peer_window: u64) {
-        each!(self, s => s.open(peer_window))
-    }
-    pub fn close(&mut self) {
-        each!(self, s => s.close())
-    }
-    pub fn is_closing(&self) -> bool {
-        each!(self, s => s.is_closing())
-    }
-    pub fn fin_acked(&self) -> bool {
-        each!(self, s => s.fin_acked())
-    }
-    pub fn write(&mut self, bytes: u64) {
-        each!(self, s => s.write(bytes))
-    }
-    pub fn stop_writing(&mut self, now: SimTime) {
-        each!(self, s => s.stop_writing(now))
-    }
-    pub fn data_end(&self) -> u64 {
-        each!(self, s => s.data_end())
-    }
-    /// Application bytes written and not yet acknowledged: what the send buffer holds.
-    pub fn unacked_data(&self) -> u64 {
-        each!(self, s => s.unacked_data())
-    }
-    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_ack(now, seg, cpu))
-    }
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_timeout(now, cpu))
-    }
-    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        each!(self, s => s.poll_segment(now, cpu))
-    }
-    pub fn deadline(&self) -> Option<SimTime> {
-        each!(self, s => s.deadline())
-    }
-    pub fn in_flight(&self) -> u64 {
-        each!(self, s => s.in_flight())
-    }
-    /// The timeout a timer would be armed with now.
-    pub fn rto(&self) -> SimDuration {
-        each!(self, s => s.rto())
-    }
-    pub fn tcb(&self) -> &Tcb {
-        each!(self, s => &s.tcb)
-    }
-    pub fn counters(&self) -> &SenderCounters {
-        each!(self, s => &s.counters)
-    }
-    /// When the last application byte was acknowledged.
-    pub fn data_acked_at(&self) -> Option<SimTime> {
-        each!(self, s => s.data_acked_at)
-    }
-    /// A route-failure or route-restored notice; only an ELFN TCP sender reacts.
-    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        if let AnySender::Tcp(s) = self {
-            s.on_route_notice(now, restored, cpu);
-        }
-    }
-    /// The TCP sender, for the tests and traces that read its internals.
-    pub fn as_tcp(&self) -> Option<&Sender> {
-        match self {
-            AnySender::Tcp(s) => Some(s),
-            AnySender::E2tcp(_) => None,
-        }
-    }
-    pub fn as_e2tcp(&self) -> Option<&E2tcpSender> {
-        match self {
-            AnySender::E2tcp(s) => Some(s),
-            AnySender::Tcp(_) => None,
-        }
-    }
-}
 
 /// Which side opens the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,12 +62,10 @@ impl Endpoint {
         let recipe = Recipe::for_tcp(tcp, smss);
         let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
         let max_window = tcp.max_window();
-        let is_e2tcp = tcp.variant == Variant::E2tcp;
         let receiver_params = ReceiverParams {
-            sack: recipe.sender.sack,
-            // E2TCP: two blocks describe two runs of losses (seed 001 §2.1).
-            max_sack_blocks: if is_e2tcp { e2tcp::header::MAX_SACK_BLOCKS } else { max_sack_blocks(tcp.timestamps) },
-            ack_every_packet: is_e2tcp,
+            sack: recipe.ack.sack,
+            max_sack_blocks: recipe.ack.max_sack_blocks.unwrap_or_else(|| max_sack_blocks(tcp.timestamps)),
+            ack_every_packet: recipe.ack.ack_every_packet,
             timestamps: tcp.timestamps,
             delack_every: tcp.delayed_ack.every,
             delack_timeout: tcp.delayed_ack.timeout,
@@ -171,11 +76,7 @@ impl Endpoint {
             predict_first: tcp.header_prediction == HeaderPrediction::PredictFirst,
             read_on_demand: false,
         };
-        let mut sender = if is_e2tcp {
-            AnySender::E2tcp(E2tcpSender::new(tcp, smss, app_bytes))
-        } else {
-            AnySender::Tcp(Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes))
-        };
+        let mut sender = recipe.build_sender(tcp, app_bytes);
         if role == Role::Active {
             sender.open(smss as u64);
             if close_after {
@@ -188,10 +89,10 @@ impl Endpoint {
             receiver: None,
             receiver_params,
             timestamps: tcp.timestamps,
-            sack: recipe.sender.sack,
+            sack: recipe.ack.sack,
             window_scale,
             mss_option: (mtu - 40).min(u16::MAX as u32) as u16,
-            compact_headers: is_e2tcp && tcp.e2tcp.as_ref().is_none_or(|c| c.header_compression),
+            compact_headers: recipe.ack.compact_headers,
             busy_since: None,
             busy_ns: 0,
             counters: EndpointCounters::default(),
@@ -201,7 +102,7 @@ impl Endpoint {
     /// Follow whether written data awaits acknowledgment (seed 001's time overhead of paced
     /// traffic: how long the connection keeps the radio busy).
     fn track_busy(&mut self, now: SimTime) {
-        let busy = self.sender.tcb().snd_una < self.sender.data_end();
+        let busy = self.sender.state().snd_una < self.sender.data_end();
         match (busy, self.busy_since) {
             (true, None) => self.busy_since = Some(now),
             (false, Some(since)) => {
@@ -263,7 +164,8 @@ impl Endpoint {
         }
         let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
         if due {
-            let seq = self.sender.tcb().snd_nxt.max(self.sender.tcb().snd_una);
+            let st = self.sender.state();
+            let seq = st.snd_nxt.max(st.snd_una);
             let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now };
             cpu.charge(now, Op::AckSent);
             self.counters.pure_acks_sent += 1;

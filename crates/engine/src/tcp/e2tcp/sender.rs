@@ -16,8 +16,10 @@ use crate::config::{E2tcpConfig, TcpConfig};
 use crate::energy::cpu::{CpuMeter, Op};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::segment::Segment;
-use crate::tcp::sender::{OutSegment, SenderCounters, ISS};
-use crate::tcp::tcb::{CaState, Tcb};
+use crate::tcp::send_half::{SendHalf, SenderState, NO_SSTHRESH};
+use crate::tcp::sender::{OutSegment, SenderCounters};
+use crate::tcp::stream::{SendStream, ISS};
+use crate::tcp::tcb::CaState;
 use crate::units::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -102,8 +104,10 @@ impl Tally {
 
 #[derive(Debug, Clone)]
 pub struct E2tcpSender {
-    /// Kept for the trace and the endpoint: cwnd is the window in bytes; ssthresh is unused.
-    pub tcb: Tcb,
+    smss: u64,
+    /// Oldest unacknowledged sequence number, and one past the highest sent.
+    snd_una: u64,
+    snd_max: u64,
     packets: VecDeque<Packet>,
     /// Counts over `packets`; every change of a packet's class goes through `reclassify`.
     tally: Tally,
@@ -112,18 +116,12 @@ pub struct E2tcpSender {
     rtt: RttEstimator,
     cfg: E2tcpConfig,
     initial_timeout: SimDuration,
-    send_buffer: u64,
-    open: bool,
-    data_end: u64,
-    closing: bool,
-    fin_acked: bool,
-    rwnd: u64,
+    stream: SendStream,
     /// The peer's window is closed and nothing is on its way: when to probe it (RFC 9293
     /// §3.8.6.1's persist timer, at E2TCP's timeout), and whether a probe is due.
     persist: Option<SimTime>,
     probe_due: bool,
     next_order: u64,
-    pub data_acked_at: Option<SimTime>,
     pub counters: SenderCounters,
     /// Acknowledgments whose newly reported losses reached the error limit.
     pub bursts_detected: u64,
@@ -135,23 +133,10 @@ impl E2tcpSender {
         let cfg = tcp.e2tcp.clone().unwrap_or_default();
         let window = E2tcpWindow::new(cfg.clone());
         let smss = smss as u64;
-        let tcb = Tcb {
-            smss,
-            cwnd: window.packets() as u64 * smss,
-            ssthresh: u64::MAX / 4,
-            ca_state: CaState::Open,
-            recover: ISS,
-            dupacks: 0,
-            snd_una: ISS,
-            snd_nxt: ISS,
-            snd_max: ISS,
-            pending_rexmit: None,
-            bytes_acked: 0,
-            now: SimTime::ZERO,
-            srtt: None,
-        };
         Self {
-            tcb,
+            smss,
+            snd_una: ISS,
+            snd_max: ISS,
             packets: VecDeque::new(),
             tally: Tally::default(),
             window,
@@ -159,56 +144,20 @@ impl E2tcpSender {
             rtt: RttEstimator::new(tcp.initial_rto, SimDuration(1), tcp.max_rto, SimDuration::ZERO),
             initial_timeout: tcp.initial_rto,
             cfg,
-            send_buffer: tcp.send_buffer.unwrap_or(u64::MAX / 4),
-            open: false,
-            data_end: ISS + 1 + app_bytes,
-            closing: false,
-            fin_acked: false,
-            rwnd: smss,
+            stream: SendStream::new(app_bytes, smss, tcp.send_buffer.unwrap_or(u64::MAX / 4)),
             persist: None,
             probe_due: false,
             next_order: 0,
-            data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
             counters: SenderCounters::default(),
             bursts_detected: 0,
         }
     }
 
-    pub fn open(&mut self, peer_window: u64) {
-        self.open = true;
-        self.rwnd = peer_window.max(1);
+    /// The smoothed round-trip time its timers follow, once sampled.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.rtt.srtt()
     }
-    pub fn close(&mut self) {
-        self.closing = true;
-    }
-    pub fn is_closing(&self) -> bool {
-        self.closing
-    }
-    pub fn fin_acked(&self) -> bool {
-        self.fin_acked
-    }
-    pub fn write(&mut self, bytes: u64) {
-        debug_assert!(!self.closing, "write after close");
-        if bytes > 0 {
-            self.data_end += bytes;
-            self.data_acked_at = None;
-        }
-    }
-    pub fn stop_writing(&mut self, now: SimTime) {
-        self.data_end = self.data_end.min(self.tcb.snd_max.max(ISS + 1));
-        if self.data_acked_at.is_none() && self.tcb.snd_una >= self.data_end {
-            self.data_acked_at = Some(now);
-        }
-        self.closing = true;
-    }
-    pub fn data_end(&self) -> u64 {
-        self.data_end
-    }
-    /// Application bytes written and not yet acknowledged: what the send buffer holds.
-    pub fn unacked_data(&self) -> u64 {
-        let written = self.data_end - (ISS + 1);
-        written - self.tcb.snd_una.saturating_sub(ISS + 1).min(written)
-    }
+
     /// The window in packets.
     pub fn window_packets(&self) -> u32 {
         self.window.packets()
@@ -227,18 +176,6 @@ impl E2tcpSender {
                 (srtt + margin.max(spread)).max(self.cfg.min_timeout)
             }
         }
-    }
-
-    pub fn deadline(&self) -> Option<SimTime> {
-        match (self.timers.deadline(), self.persist) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    /// Bytes on their way (neither reported nor deemed lost).
-    pub fn in_flight(&self) -> u64 {
-        self.tally.outstanding_bytes
     }
 
     fn outstanding_packets(&self) -> u32 {
@@ -265,17 +202,16 @@ impl E2tcpSender {
     // ------------------------------------------------------------------------------------------
     // Acknowledgments.
 
-    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
         let ack = seg.ack;
-        if !self.open || ack > self.tcb.snd_max {
+        if !self.stream.is_open() || ack > self.snd_max {
             return;
         }
         if seg.is_pure_ack() {
-            let predicted = ack > self.tcb.snd_una && seg.sack.is_empty();
+            let predicted = ack > self.snd_una && seg.sack.is_empty();
             cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
         }
-        self.rwnd = seg.window as u64;
+        self.stream.rwnd = seg.window as u64;
 
         // What this ACK newly reports as received: the latest send among it, and the latest
         // never-retransmitted one (Karn: only that gives an RTT sample).
@@ -297,12 +233,12 @@ impl E2tcpSender {
                 note(&p);
             }
             if p.fin {
-                self.fin_acked = true;
+                self.stream.fin_acked = true;
             }
         }
-        let advanced = ack > self.tcb.snd_una;
+        let advanced = ack > self.snd_una;
         if advanced {
-            self.tcb.snd_una = ack;
+            self.snd_una = ack;
         }
         for &(l, r) in seg.sack.as_slice() {
             cpu.charge(now, Op::SackBlockProcessed);
@@ -319,12 +255,9 @@ impl E2tcpSender {
                 cpu.charge(now, Op::ScoreboardUpdate);
             }
         }
-        if self.data_acked_at.is_none() && ack >= self.data_end {
-            self.data_acked_at = Some(now);
-        }
+        self.stream.on_cumulative_ack(ack, now);
         if let Some((_, sent)) = sample_from {
             self.rtt.on_sample(now - sent);
-            self.tcb.srtt = self.rtt.srtt();
             self.counters.rtt_samples += 1;
         }
         if newest_order.is_some() || advanced {
@@ -347,7 +280,7 @@ impl E2tcpSender {
             }
         }
         self.stop_idle_timers(now, cpu);
-        self.sync_tcb();
+        self.check_tally();
     }
 
     /// A timer with nothing left to watch is stopped.
@@ -360,21 +293,13 @@ impl E2tcpSender {
         }
     }
 
-    fn sync_tcb(&mut self) {
-        self.tcb.cwnd = self.window.packets() as u64 * self.tcb.smss;
-        self.tcb.snd_nxt = self.tcb.snd_max;
-        self.tcb.ca_state = if self.tally.lost > 0 { CaState::Recovery } else { CaState::Open };
-        self.check_tally();
-    }
-
     // ------------------------------------------------------------------------------------------
     // Timers.
 
     /// An expired timer deems every packet it watches lost: the transmission timer the first
     /// transmissions, the retransmission timer the retransmissions; the window restarts from
     /// its minimum.
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn expire(&mut self, now: SimTime, cpu: &mut CpuMeter) {
         if self.persist.is_some_and(|d| d <= now) {
             cpu.charge(now, Op::TimerExpired);
             self.persist = None;
@@ -399,24 +324,20 @@ impl E2tcpSender {
                 self.window.on_timeout();
             }
         }
-        self.sync_tcb();
-    }
-
-    pub fn rto(&self) -> SimDuration {
-        self.timeout()
+        self.check_tally();
     }
 
     // ------------------------------------------------------------------------------------------
     // Output.
 
     fn has_unsent(&self) -> bool {
-        self.tcb.snd_max < self.data_end || (self.closing && self.tcb.snd_max <= self.data_end)
+        self.stream.has_unsent(self.snd_max, self.snd_max)
     }
 
     /// The next packet to send now: the oldest lost packet first (immediate retransmission),
     /// then new data, while fewer packets than the window are on their way.
-    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        if !self.open || self.outstanding_packets() >= self.window.packets() {
+    fn poll(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+        if !self.stream.is_open() || self.outstanding_packets() >= self.window.packets() {
             return None;
         }
         if self.tally.lost > 0 {
@@ -427,11 +348,10 @@ impl E2tcpSender {
         if !self.has_unsent() {
             return None;
         }
-        let seq = self.tcb.snd_max;
+        let seq = self.snd_max;
         let syn = seq == ISS;
-        let len = if syn { 0 } else { (self.data_end - seq).min(self.tcb.smss) as u32 };
-        let fin = !syn && self.closing && seq + len as u64 == self.data_end;
-        let edge = self.tcb.snd_una + self.rwnd.max(1).min(self.send_buffer);
+        let (len, fin) = self.stream.next_segment(seq, self.smss);
+        let edge = self.stream.send_edge(self.snd_una);
         if !syn && len > 0 && seq + len as u64 > edge {
             // The peer's window is closed. With nothing on its way no acknowledgment will reopen
             // it, so the persist timer sends the next packet as a probe (RFC 9293 §3.8.6.1).
@@ -449,11 +369,11 @@ impl E2tcpSender {
         let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now, first_sent: now };
         self.packets.push_back(p);
         self.tally.apply(p.class(), p.len, true);
-        self.tcb.snd_max = p.end();
+        self.snd_max = p.end();
         self.account_sent(len, now, cpu);
         self.timers.on_send(TimerKind::Transmission, now, self.timeout());
         cpu.charge(now, Op::TimerSet);
-        self.sync_tcb();
+        self.check_tally();
         Some(OutSegment { seq, len, syn, fin, retransmission: false, ect: false, cwr: false, first_sent: now })
     }
 
@@ -476,7 +396,7 @@ impl E2tcpSender {
         self.account_sent(p.len, now, cpu);
         self.timers.on_send(TimerKind::Retransmission, now, self.timeout());
         cpu.charge(now, Op::TimerSet);
-        self.sync_tcb();
+        self.check_tally();
         OutSegment { seq: p.seq, len: p.len, syn: p.syn, fin: p.fin, retransmission: true, ect: false, cwr: false, first_sent: p.first_sent }
     }
 
@@ -492,10 +412,56 @@ impl E2tcpSender {
     }
 }
 
+impl SendHalf for E2tcpSender {
+    fn stream(&self) -> &SendStream {
+        &self.stream
+    }
+    fn stream_mut(&mut self) -> &mut SendStream {
+        &mut self.stream
+    }
+    fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+        self.ack(now, seg, cpu)
+    }
+    fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+        self.expire(now, cpu)
+    }
+    fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+        self.poll(now, cpu)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        match (self.timers.deadline(), self.persist) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// Bytes on their way (neither reported nor deemed lost).
+    fn in_flight(&self) -> u64 {
+        self.tally.outstanding_bytes
+    }
+    fn rto(&self) -> SimDuration {
+        self.timeout()
+    }
+    /// The window in bytes; no ssthresh; "recovery" while a reported loss awaits its resend.
+    fn state(&self) -> SenderState {
+        SenderState {
+            cwnd: self.window.packets() as u64 * self.smss,
+            ssthresh: NO_SSTHRESH,
+            ca_state: if self.tally.lost > 0 { CaState::Recovery } else { CaState::Open },
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_max,
+            snd_max: self.snd_max,
+        }
+    }
+    fn counters(&self) -> &SenderCounters {
+        &self.counters
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::Variant;
+    use crate::tcp::send_half::SendHalf;
     use crate::tcp::segment::Flags;
 
     const SMSS: u32 = 1000;
@@ -528,7 +494,7 @@ mod tests {
         let tcp = TcpConfig { variant: Variant::E2tcp, ..TcpConfig::default() };
         let mut cpu = CpuMeter::disabled();
         let mut s = E2tcpSender::new(&tcp, SMSS, 20 * SMSS as u64);
-        s.open(1 << 20);
+        s.stream_mut().open(1 << 20);
         let syn = s.poll_segment(ms(0), &mut cpu).expect("the SYN goes first");
         assert!(syn.syn);
         s.on_ack(ms(10), &ack(ISS + 1, &[]), &mut cpu);
