@@ -1,95 +1,232 @@
 //! Protocol-processing energy: protocol code reports each piece of work it does as an [`Op`]; the
-//! device profile's cost table turns it into CPU cycles, busy time and joules.
+//! device profile's cost table turns it into CPU cycles, busy time and joules. Each operation and
+//! cost figure is declared once, in [`CYCLE_FIGURES`]'s table below: the enum, the record names,
+//! the profile keys, their defaults and the calibration keys all come from it.
 
-use super::profile::CycleCosts;
 use crate::units::{SimDuration, SimTime};
+use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use std::fmt;
 
-/// A unit of protocol work, charged where the work happens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// A data segment built and handed to the NIC, with its payload copied and checksummed.
-    SegmentSent { bytes: u32 },
-    /// A data segment taken from the NIC, checksummed and copied to the application.
-    SegmentReceived { bytes: u32 },
-    /// A pure ACK (or SYN/FIN without data) built and sent.
-    AckSent,
-    /// A pure ACK received and processed.
-    AckReceived,
-    /// Receiver: one SACK block written into an ACK.
-    SackBlockGenerated,
-    /// Sender: one SACK block parsed.
-    SackBlockProcessed,
-    /// Sender: one scoreboard entry changed.
-    ScoreboardUpdate,
-    /// A timer armed, re-armed or cancelled.
-    TimerSet,
-    /// A timer expiry handled.
-    TimerExpired,
-    /// Receiver: an out-of-order segment queued for reassembly.
-    OutOfOrderQueued,
-    /// A timestamps option processed, with the PAWS check (RFC 7323 §5).
-    PawsCheck,
-    /// A segment accepted by header prediction.
-    FastPath,
-    /// A segment that needed the full input path.
-    SlowPath,
+/// One cycle-cost figure of a device profile (`cpu.cycles.KEY`): the table below is the only
+/// place each is named. An operation's count in records goes by the same key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CycleFigure {
+    /// Key under `cpu.cycles` in a profile, and the tail of its calibration key.
+    pub key: &'static str,
+    /// Cycles charged when a profile omits the figure; `None`: every profile must give it.
+    pub default: Option<f64>,
+    /// Whether the figure is charged per payload byte rather than per operation.
+    pub per_byte: bool,
+    /// The protocol operation that charges it, if it is one (`per_byte` is charged by the
+    /// operations that move payload).
+    pub operation: bool,
+    pub doc: &'static str,
+}
+
+/// Declares every figure once, in display order, and derives from that one list the [`Op`]
+/// enum, each operation's figure and the table [`CYCLE_FIGURES`].
+macro_rules! cycle_figures {
+    ($( $key:ident $(= $op:ident $({ $field:ident })?)?, default $default:expr, $doc:literal; )+) => {
+        /// A unit of protocol work, charged where the work happens.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Op {
+            $($( #[doc = $doc] $op $({ $field: u32 })?, )?)+
+        }
+
+        /// Operations in table order (their index in per-kind counters).
+        #[derive(Clone, Copy)]
+        enum Kind {
+            $($( $op, )?)+
+        }
+
+        /// Figures in table order (their index in [`CycleCosts`]).
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(Clone, Copy)]
+        enum Fig {
+            $( $key, )+
+        }
+
+        impl Op {
+            #[inline]
+            fn index(self) -> usize {
+                match self {
+                    $($( Op::$op { .. } => Kind::$op as usize, )?)+
+                }
+            }
+            /// The figure this operation charges, and the payload bytes it moves.
+            #[inline]
+            fn figure(self) -> (usize, Option<u32>) {
+                match self {
+                    $($( Op::$op $({ $field })? => (Fig::$key as usize, cycle_figures!(@bytes $($field)?)), )?)+
+                }
+            }
+        }
+
+        /// Every cycle-cost figure, in the order profiles, records and calibration list them.
+        pub const CYCLE_FIGURES: &[CycleFigure] = &[
+            $( CycleFigure {
+                key: stringify!($key),
+                default: $default,
+                per_byte: cycle_figures!(@per_byte $key),
+                operation: cycle_figures!(@is_op $($op)?),
+                doc: $doc,
+            }, )+
+        ];
+    };
+    (@bytes $f:ident) => { Some($f) };
+    (@bytes) => { None };
+    (@per_byte per_byte) => { true };
+    (@per_byte $other:ident) => { false };
+    (@is_op $op:ident) => { true };
+    (@is_op) => { false };
+}
+
+cycle_figures! {
+    segment_sent = SegmentSent { bytes }, default None,
+        "A data segment built and handed to the NIC, with its payload copied and checksummed (plus `per_byte` for each payload byte).";
+    segment_received = SegmentReceived { bytes }, default None,
+        "A data segment taken from the NIC, checksummed and copied to the application (plus `per_byte` for each payload byte).";
+    per_byte, default None,
+        "Each payload byte sent or received: memory copy, checksum and the transfer to the card.";
+    ack_sent = AckSent, default None, "A pure ACK (or SYN/FIN without data) built and sent.";
+    ack_received = AckReceived, default None, "A pure ACK received and processed.";
+    // The per-mechanism figures default to 0 cycles (not costed), so an operation added here
+    // leaves every existing profile, and its results, as they were.
+    sack_block_generated = SackBlockGenerated, default Some(0.0), "Receiver: one SACK block written into an ACK.";
+    sack_block_processed = SackBlockProcessed, default Some(0.0), "Sender: one SACK block parsed.";
+    scoreboard_update = ScoreboardUpdate, default Some(0.0), "Sender: one scoreboard entry changed.";
+    timer_set = TimerSet, default Some(0.0), "A timer armed, re-armed or cancelled.";
+    timer_expired = TimerExpired, default Some(0.0), "A timer expiry handled.";
+    ooo_queued = OutOfOrderQueued, default Some(0.0), "Receiver: an out-of-order segment queued for reassembly.";
+    paws_check = PawsCheck, default Some(0.0), "A timestamps option processed, with the PAWS check (RFC 7323 §5).";
+    fast_path = FastPath, default Some(0.0), "A segment accepted by header prediction.";
+    slow_path = SlowPath, default Some(0.0), "A segment that needed the full input path.";
 }
 
 /// Number of distinct [`Op`] kinds (for per-kind counters).
-pub const OP_KINDS: usize = 13;
+pub const OP_KINDS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < CYCLE_FIGURES.len() {
+        n += CYCLE_FIGURES[i].operation as usize;
+        i += 1;
+    }
+    n
+};
+
+const FIGURES: usize = CYCLE_FIGURES.len();
 
 impl Op {
-    fn index(self) -> usize {
-        match self {
-            Op::SegmentSent { .. } => 0,
-            Op::SegmentReceived { .. } => 1,
-            Op::AckSent => 2,
-            Op::AckReceived => 3,
-            Op::SackBlockGenerated => 4,
-            Op::SackBlockProcessed => 5,
-            Op::ScoreboardUpdate => 6,
-            Op::TimerSet => 7,
-            Op::TimerExpired => 8,
-            Op::OutOfOrderQueued => 9,
-            Op::PawsCheck => 10,
-            Op::FastPath => 11,
-            Op::SlowPath => 12,
+    /// Snake-case names of the operations, in counter order, for result records.
+    pub const NAMES: [&'static str; OP_KINDS] = {
+        let mut names = [""; OP_KINDS];
+        let (mut i, mut k) = (0, 0);
+        while i < FIGURES {
+            if CYCLE_FIGURES[i].operation {
+                names[k] = CYCLE_FIGURES[i].key;
+                k += 1;
+            }
+            i += 1;
         }
-    }
-
-    /// Snake-case names, in `index` order, for result records.
-    pub const NAMES: [&'static str; OP_KINDS] = [
-        "segment_sent",
-        "segment_received",
-        "ack_sent",
-        "ack_received",
-        "sack_block_generated",
-        "sack_block_processed",
-        "scoreboard_update",
-        "timer_set",
-        "timer_expired",
-        "ooo_queued",
-        "paws_check",
-        "fast_path",
-        "slow_path",
-    ];
+        names
+    };
 
     fn cycles(self, c: &CycleCosts) -> f64 {
-        match self {
-            Op::SegmentSent { bytes } => c.segment_sent + c.per_byte * bytes as f64,
-            Op::SegmentReceived { bytes } => c.segment_received + c.per_byte * bytes as f64,
-            Op::AckSent => c.ack_sent,
-            Op::AckReceived => c.ack_received,
-            Op::SackBlockGenerated => c.sack_block_generated,
-            Op::SackBlockProcessed => c.sack_block_processed,
-            Op::ScoreboardUpdate => c.scoreboard_update,
-            Op::TimerSet => c.timer_set,
-            Op::TimerExpired => c.timer_expired,
-            Op::OutOfOrderQueued => c.ooo_queued,
-            Op::PawsCheck => c.paws_check,
-            Op::FastPath => c.fast_path,
-            Op::SlowPath => c.slow_path,
+        match self.figure() {
+            (fig, Some(bytes)) => c.figures[fig] + c.figures[Fig::per_byte as usize] * bytes as f64,
+            (fig, None) => c.figures[fig],
         }
+    }
+}
+
+/// Cycles charged per protocol operation: a profile's `cpu.cycles` table. Every figure of
+/// [`CYCLE_FIGURES`], those with a default optional; plus the router's forwarding costs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CycleCosts {
+    figures: [f64; FIGURES],
+    /// Forwarding one IP packet at a router: cycles per packet and per byte; unset = derived
+    /// from the endpoint costs (`CpuMeter::forward_cycles`).
+    pub forward: Option<f64>,
+    pub forward_per_byte: Option<f64>,
+}
+
+impl CycleCosts {
+    /// The figure `key` (a [`CycleFigure::key`]).
+    pub fn get(&self, key: &str) -> Option<f64> {
+        CYCLE_FIGURES.iter().position(|f| f.key == key).map(|i| self.figures[i])
+    }
+
+    /// Every figure with its key, in table order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        CYCLE_FIGURES.iter().zip(self.figures.iter()).map(|(f, v)| (f.key, *v))
+    }
+
+    /// Costs with every figure at `cycles` (tests and examples).
+    pub fn uniform(cycles: f64) -> Self {
+        Self { figures: [cycles; FIGURES], forward: None, forward_per_byte: None }
+    }
+}
+
+const FORWARD: &str = "forward";
+const FORWARD_PER_BYTE: &str = "forward_per_byte";
+
+impl Serialize for CycleCosts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let extra = self.forward.is_some() as usize + self.forward_per_byte.is_some() as usize;
+        let mut m = s.serialize_map(Some(FIGURES + extra))?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, &v)?;
+        }
+        if let Some(v) = self.forward {
+            m.serialize_entry(FORWARD, &v)?;
+        }
+        if let Some(v) = self.forward_per_byte {
+            m.serialize_entry(FORWARD_PER_BYTE, &v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for CycleCosts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Costs;
+        impl<'de> Visitor<'de> for Costs {
+            type Value = CycleCosts;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("struct CycleCosts")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CycleCosts, A::Error> {
+                let mut given: [Option<f64>; FIGURES] = [None; FIGURES];
+                let (mut forward, mut forward_per_byte) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match CYCLE_FIGURES.iter().position(|f| f.key == key) {
+                        Some(i) => &mut given[i],
+                        None if key == FORWARD => &mut forward,
+                        None if key == FORWARD_PER_BYTE => &mut forward_per_byte,
+                        None => {
+                            let known: Vec<String> =
+                                CYCLE_FIGURES.iter().map(|f| f.key).chain([FORWARD, FORWARD_PER_BYTE]).map(|k| format!("`{k}`")).collect();
+                            return Err(A::Error::custom(format!("unknown field `{key}`, expected one of {}", known.join(", "))));
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(A::Error::custom(format!("duplicate field `{key}`")));
+                    }
+                    *slot = Some(map.next_value::<f64>()?);
+                }
+                let mut figures = [0.0; FIGURES];
+                for (i, f) in CYCLE_FIGURES.iter().enumerate() {
+                    figures[i] = match given[i].or(f.default) {
+                        Some(v) => v,
+                        None => return Err(A::Error::custom(format!("missing field `{}`", f.key))),
+                    };
+                }
+                Ok(CycleCosts { figures, forward, forward_per_byte })
+            }
+        }
+        d.deserialize_map(Costs)
     }
 }
 
@@ -179,8 +316,9 @@ impl CpuMeter {
     /// transfers) plus `per_byte` for the packet's other bytes crossing the card (docs/models/network.md).
     pub fn forward_cycles(&self, ip_len: u32) -> f64 {
         let Some(c) = &self.costs else { return 0.0 };
-        let fixed = c.forward.unwrap_or(c.ack_received + c.ack_sent);
-        let per_byte = c.forward_per_byte.unwrap_or(c.per_byte);
+        let fig = |f: Fig| c.figures[f as usize];
+        let fixed = c.forward.unwrap_or(fig(Fig::ack_received) + fig(Fig::ack_sent));
+        let per_byte = c.forward_per_byte.unwrap_or(fig(Fig::per_byte));
         fixed + per_byte * ip_len.saturating_sub(52) as f64
     }
 
