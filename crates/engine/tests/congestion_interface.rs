@@ -7,7 +7,6 @@
 
 use std::collections::VecDeque;
 use tcpenergy_engine::config::TcpConfig;
-use tcpenergy_engine::energy::cpu::CpuMeter;
 use tcpenergy_engine::tcp::cc::{AckEvent, AimdCc, CongestionControl};
 use tcpenergy_engine::tcp::recipe::Recipe;
 use tcpenergy_engine::tcp::recovery::{AnyRecovery, NewRenoRecovery};
@@ -79,13 +78,12 @@ fn run<C: CongestionControl>(cc: C, bytes: u64) -> (Run, Sender<C>) {
     let mut s = Sender::new(params, cc, AnyRecovery::NewReno(NewRenoRecovery::default()), bytes);
     s.stream_mut().open(1 << 30);
     s.stream_mut().close();
-    let mut cpu = CpuMeter::disabled();
     let (mut now, mut link_free) = (SimTime::ZERO, SimTime::ZERO);
     // (arrival of the ACK at the sender, cumulative ACK, send time)
     let mut acks: VecDeque<(SimTime, u64, SimTime)> = VecDeque::new();
     let mut out = Run { acks_sent: 0, bytes_acked: 0, late_rtts: Vec::new() };
     loop {
-        while let Some(seg) = s.poll_segment(now, &mut cpu) {
+        while let Some(seg) = s.poll_segment(now) {
             assert!(!seg.retransmission, "nothing is lost on this path");
             let wire = seg.len.max(1) as u64;
             link_free = now.max(link_free) + SimDuration(wire * 1_000_000_000 / RATE_BYTES_PER_S);
@@ -99,7 +97,7 @@ fn run<C: CongestionControl>(cc: C, bytes: u64) -> (Run, Sender<C>) {
         }
         out.acks_sent += 1;
         let a = Segment::new(1, ack, 0, Flags::ACK, 1 << 20);
-        s.on_ack(now, &a, &mut cpu);
+        s.on_ack(now, &a);
     }
     assert!(s.stream().fin_acked, "the transfer completes");
     out.bytes_acked = s.stream().data_end() - 1;

@@ -5,7 +5,6 @@ mod common;
 use common::{drop_first_tx_of, scenario, Pair, Sent};
 use std::cell::Cell;
 use std::rc::Rc;
-use tcpenergy_engine::energy::cpu::CpuMeter;
 use tcpenergy_engine::tcp::segment::Segment;
 use tcpenergy_engine::units::{SimDuration, SimTime};
 
@@ -23,7 +22,7 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
     // The route breaks; the node before the break reports it.
     route_down.set(true);
     let frozen_at = p.now;
-    p.eps[0].on_route_notice(frozen_at, false, &mut CpuMeter::disabled());
+    p.eps[0].on_route_notice(frozen_at, false);
     let log_start = p.log.len();
     // ACKs already on their way are still processed; after them the state stays as it is.
     while p.now < frozen_at + SimDuration::from_millis(500) && p.step() {}

@@ -197,7 +197,8 @@ impl<'a> World<'a> {
                 // links[k] leaves node k: what arrives at node n came over the other one.
                 self.links[1 - n].arrived();
                 let nd = &mut self.nodes[n];
-                nd.ep.on_segment(self.now, &seg, &mut nd.cpu);
+                nd.ep.on_segment(self.now, &seg);
+                nd.cpu.absorb(nd.ep.ops());
                 if self.record_deliveries {
                     if let Some(r) = &mut nd.ep.receiver {
                         r.record_deliveries();
@@ -208,7 +209,8 @@ impl<'a> World<'a> {
             Event::RouteNotice { node, restored } => {
                 let n = node as usize;
                 let nd = &mut self.nodes[n];
-                nd.ep.on_route_notice(self.now, restored, &mut nd.cpu);
+                nd.ep.on_route_notice(self.now, restored);
+                nd.cpu.absorb(nd.ep.ops());
                 self.after_endpoint_event(n);
             }
             Event::Wake(node) => {
@@ -217,7 +219,8 @@ impl<'a> World<'a> {
                 if nd.wake_at == Some(self.now) {
                     nd.wake_at = None;
                 }
-                nd.ep.on_timeout(self.now, &mut nd.cpu);
+                nd.ep.on_timeout(self.now);
+                nd.cpu.absorb(nd.ep.ops());
                 self.after_endpoint_event(n);
             }
         }
@@ -245,7 +248,9 @@ impl<'a> World<'a> {
     fn transmit_from(&mut self, n: usize) {
         loop {
             let nd = &mut self.nodes[n];
-            let Some(seg) = nd.ep.poll_transmit(self.now, &mut nd.cpu) else { break };
+            let seg = nd.ep.poll_transmit(self.now);
+            nd.cpu.absorb(nd.ep.ops());
+            let Some(seg) = seg else { break };
             self.enqueue(n, seg);
         }
     }

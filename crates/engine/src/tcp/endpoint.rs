@@ -1,6 +1,8 @@
 //! A TCP endpoint, sans-I/O: segments and the current time go in, segments come out, and it
 //! reports its next deadline. It never touches the event queue (as in smoltcp and quinn-proto),
-//! so unit tests can drive it by hand on a timeline.
+//! so unit tests can drive it by hand on a timeline. Nor does it touch a CPU meter: the work its
+//! parts do is reported in order into its [`OpLog`], which the world drains ([`Endpoint::ops`])
+//! into the node's meter after every call.
 
 use super::receiver::{Receiver, ReceiverParams};
 use super::recipe::Recipe;
@@ -9,7 +11,7 @@ use super::send_half::SendHalf;
 use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
 use super::sender::{timestamp_ms, OutSegment};
 use crate::config::{HeaderPrediction, Scenario, TcpConfig};
-use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::cpu::{Op, OpLog};
 use crate::units::{SimDuration, SimTime};
 
 /// Which side opens the connection.
@@ -45,6 +47,8 @@ pub struct Endpoint {
     /// Since when the application has had data written and not yet acknowledged, if it has.
     busy_since: Option<SimTime>,
     busy_ns: u64,
+    /// CPU operations of this endpoint and its parts, in the order performed.
+    ops: OpLog,
     pub counters: EndpointCounters,
 }
 
@@ -95,6 +99,7 @@ impl Endpoint {
             compact_headers: recipe.ack.compact_headers,
             busy_since: None,
             busy_ns: 0,
+            ops: OpLog::default(),
             counters: EndpointCounters::default(),
         }
     }
@@ -113,15 +118,29 @@ impl Endpoint {
         }
     }
 
+    /// The CPU operations performed since the world last drained them, oldest first.
+    pub fn ops(&mut self) -> &mut OpLog {
+        &mut self.ops
+    }
+
+    /// Move what the sender and the receiver reported to the endpoint's log. Called after every
+    /// call into one of them, so the log keeps the order in which the work was done.
+    fn collect_ops(&mut self) {
+        self.ops.append(self.sender.ops());
+        if let Some(r) = &mut self.receiver {
+            self.ops.append(&mut r.ops);
+        }
+    }
+
     /// Total time with written data not yet acknowledged, up to `now`.
     pub fn busy_time(&self, now: SimTime) -> SimDuration {
         SimDuration(self.busy_ns + self.busy_since.map_or(0, |s| (now.max(s) - s).0))
     }
 
     /// Handle one arriving segment.
-    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
         if seg.is_pure_ack() {
-            cpu.charge(now, Op::AckReceived);
+            self.ops.report(now, Op::AckReceived);
         }
         if seg.flags.contains(Flags::SYN) {
             match &mut self.receiver {
@@ -136,11 +155,13 @@ impl Endpoint {
             }
         }
         if seg.flags.contains(Flags::ACK) {
-            self.sender.on_ack(now, seg, cpu);
+            self.sender.on_ack(now, seg);
+            self.collect_ops();
         }
         if let Some(r) = &mut self.receiver {
             if !seg.flags.contains(Flags::SYN) {
-                r.on_segment(now, seg, cpu);
+                r.on_segment(now, seg);
+                self.ops.append(&mut r.ops);
             }
             // The application reads EOF and closes its side at once (ttcp-like); one that reads
             // on demand, once it has read every byte before the FIN.
@@ -152,29 +173,31 @@ impl Endpoint {
     }
 
     /// The next segment to transmit now, if any.
-    pub fn poll_transmit(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
-        let seg = self.next_segment(now, cpu);
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let seg = self.next_segment(now);
         self.track_busy(now);
         seg
     }
 
-    fn next_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
-        if let Some(out) = self.sender.poll_segment(now, cpu) {
-            return Some(self.build(now, out, cpu));
+    fn next_segment(&mut self, now: SimTime) -> Option<Segment> {
+        let out = self.sender.poll_segment(now);
+        self.collect_ops();
+        if let Some(out) = out {
+            return Some(self.build(now, out));
         }
         let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
         if due {
             let st = self.sender.state();
             let seq = st.snd_nxt.max(st.snd_una);
             let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now };
-            cpu.charge(now, Op::AckSent);
+            self.ops.report(now, Op::AckSent);
             self.counters.pure_acks_sent += 1;
-            return Some(self.build(now, out, cpu));
+            return Some(self.build(now, out));
         }
         None
     }
 
-    fn build(&mut self, now: SimTime, out: OutSegment, cpu: &mut CpuMeter) -> Segment {
+    fn build(&mut self, now: SimTime, out: OutSegment) -> Segment {
         let mut flags = Flags::default();
         if out.syn {
             flags = flags.with(Flags::SYN);
@@ -191,7 +214,9 @@ impl Endpoint {
                 if r.ece {
                     flags = flags.with(Flags::ECE);
                 }
-                r.build_ack(now, cpu)
+                let fields = r.build_ack(now);
+                self.ops.append(&mut r.ops);
+                fields
             }
             None => (0, self.receiver_params.window, Default::default()),
         };
@@ -230,17 +255,20 @@ impl Endpoint {
     }
 
     /// Run whatever timers are due at `now`.
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.sender.on_timeout(now, cpu);
+    pub fn on_timeout(&mut self, now: SimTime) {
+        self.sender.on_timeout(now);
+        self.collect_ops();
         if let Some(r) = &mut self.receiver {
-            r.on_timeout(now, cpu);
+            r.on_timeout(now);
+            self.ops.append(&mut r.ops);
         }
         self.track_busy(now);
     }
 
     /// A route-failure or route-restored notice (ELFN) reached this node.
-    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        self.sender.on_route_notice(now, restored, cpu);
+    pub fn on_route_notice(&mut self, now: SimTime, restored: bool) {
+        self.sender.on_route_notice(now, restored);
+        self.collect_ops();
     }
 
     /// The application will read on demand ([`Endpoint::read`]) rather than at once, so the
@@ -289,4 +317,22 @@ fn window_scale_shift(buffer: u64) -> u8 {
         shift += 1;
     }
     shift
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The endpoint reports its parts' work in the order it was done: the SYN is built and sent
+    /// (a segment without data), then the retransmission timer armed (RFC 6298 §5.1).
+    #[test]
+    fn an_endpoint_reports_the_work_of_a_send_in_the_order_done() {
+        let mut ep = Endpoint::with_settings(&TcpConfig::default(), 1500, Role::Active, 10_000, true);
+        let syn = ep.poll_transmit(SimTime(5)).expect("the SYN");
+        assert!(syn.flags.contains(Flags::SYN));
+        let ops: Vec<(SimTime, Op)> = ep.ops().drain().collect();
+        assert_eq!(ops, [(SimTime(5), Op::AckSent), (SimTime(5), Op::TimerSet)]);
+        assert!(ep.poll_transmit(SimTime(5)).is_none());
+        assert!(ep.ops().is_empty(), "nothing sent, nothing reported");
+    }
 }

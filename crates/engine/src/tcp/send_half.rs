@@ -7,7 +7,7 @@ use super::segment::Segment;
 use super::sender::{OutSegment, Sender, SenderCounters};
 use super::stream::SendStream;
 use super::tcb::CaState;
-use crate::energy::cpu::CpuMeter;
+use crate::energy::cpu::OpLog;
 use crate::units::{SimDuration, SimTime};
 
 /// What a sender shows of its state to the endpoint, traces and tests.
@@ -30,14 +30,16 @@ pub const NO_SSTHRESH: u64 = u64::MAX / 4;
 pub trait SendHalf {
     fn stream(&self) -> &SendStream;
     fn stream_mut(&mut self) -> &mut SendStream;
+    /// The CPU operations performed since the log was last drained.
+    fn ops(&mut self) -> &mut OpLog;
     /// Process the acknowledgment information of an incoming segment that has the ACK flag.
-    fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter);
+    fn on_ack(&mut self, now: SimTime, seg: &Segment);
     /// Run whatever timers are due at `now`.
-    fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter);
+    fn on_timeout(&mut self, now: SimTime);
     /// The next segment to send now, if any.
-    fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment>;
+    fn poll_segment(&mut self, now: SimTime) -> Option<OutSegment>;
     /// A route-failure (or route-restored) notice; only senders with ELFN react.
-    fn on_route_notice(&mut self, _now: SimTime, _restored: bool, _cpu: &mut CpuMeter) {}
+    fn on_route_notice(&mut self, _now: SimTime, _restored: bool) {}
     /// Earliest time `on_timeout` has work to do.
     fn deadline(&self) -> Option<SimTime>;
     /// Bytes in flight as the sender estimates them.
@@ -79,20 +81,24 @@ impl SendHalf for AnySender {
         each!(self, s => s.stream_mut())
     }
     #[inline]
-    fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_ack(now, seg, cpu))
+    fn ops(&mut self) -> &mut OpLog {
+        each!(self, s => s.ops())
     }
     #[inline]
-    fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_timeout(now, cpu))
+    fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+        each!(self, s => s.on_ack(now, seg))
     }
     #[inline]
-    fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        each!(self, s => s.poll_segment(now, cpu))
+    fn on_timeout(&mut self, now: SimTime) {
+        each!(self, s => s.on_timeout(now))
     }
     #[inline]
-    fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_route_notice(now, restored, cpu))
+    fn poll_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        each!(self, s => s.poll_segment(now))
+    }
+    #[inline]
+    fn on_route_notice(&mut self, now: SimTime, restored: bool) {
+        each!(self, s => s.on_route_notice(now, restored))
     }
     #[inline]
     fn deadline(&self) -> Option<SimTime> {

@@ -16,7 +16,7 @@ use super::scoreboard::{Acked, Sacked, Scoreboard};
 use super::segment::Segment;
 use super::tcb::{CaState, Tcb};
 use crate::config::RttSampling;
-use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::cpu::{Op, OpLog};
 use crate::units::{on_tick, SimDuration, SimTime};
 
 /// What the sender wants transmitted next; the endpoint adds ACK fields and options.
@@ -128,6 +128,8 @@ pub struct Sender<C = AnyCc> {
     persist_deadline: Option<SimTime>,
     persist_backoff: u32,
     persist_probe_due: bool,
+    /// CPU operations performed, for the world to charge.
+    ops: OpLog,
     pub counters: SenderCounters,
 }
 
@@ -173,6 +175,7 @@ impl<C: CongestionControl> Sender<C> {
             persist_deadline: None,
             persist_backoff: 0,
             persist_probe_due: false,
+            ops: OpLog::default(),
             counters: SenderCounters::default(),
         }
     }
@@ -199,23 +202,23 @@ impl<C: CongestionControl> Sender<C> {
     /// A route-failure (or route-restored) notice from the node before a broken hop. Only an
     /// ELFN sender reacts: it freezes (timers stopped, no data, state kept) and probes until the
     /// route answers (seed 002 §4; Holland & Vaidya's ELFN).
-    fn route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
+    fn route_notice(&mut self, now: SimTime, restored: bool) {
         if !self.params.elfn || !self.stream.is_open() {
             return;
         }
         if restored {
-            self.unfreeze(now, cpu);
+            self.unfreeze(now);
         } else if self.frozen_since.is_none() {
             self.counters.route_failures += 1;
             self.frozen_since = Some(now);
             self.probes_this_freeze = 0;
-            self.stop_timer(now, cpu);
+            self.stop_timer(now);
             self.probe_deadline = Some(now + self.params.elfn_probe_interval);
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
-    fn unfreeze(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn unfreeze(&mut self, now: SimTime) {
         let Some(since) = self.frozen_since.take() else { return };
         self.counters.frozen_ns += (now - since).0;
         self.probe_deadline = None;
@@ -224,7 +227,7 @@ impl<C: CongestionControl> Sender<C> {
             // What was in flight when the route broke was most likely lost: resend the first
             // unacknowledged segment now rather than waiting out a backed-off timer.
             self.tcb.pending_rexmit = Some(self.tcb.snd_una);
-            self.restart_timer(now, cpu);
+            self.restart_timer(now);
         }
     }
     /// The peer's window as last advertised (bytes).
@@ -241,20 +244,20 @@ impl<C: CongestionControl> Sender<C> {
         }
     }
 
-    fn arm_timer_if_idle(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn arm_timer_if_idle(&mut self, now: SimTime) {
         if self.rto_deadline.is_none() {
-            self.restart_timer(now, cpu);
+            self.restart_timer(now);
         }
     }
 
-    fn restart_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn restart_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(on_tick(now, self.rtt.rto(), self.params.timer_tick));
-        cpu.charge(now, Op::TimerSet);
+        self.ops.report(now, Op::TimerSet);
     }
 
-    fn stop_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn stop_timer(&mut self, now: SimTime) {
         if self.rto_deadline.take().is_some() {
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
@@ -262,24 +265,24 @@ impl<C: CongestionControl> Sender<C> {
     // Input: acknowledgments.
 
     /// Process the acknowledgment information of an incoming segment that has the ACK flag.
-    fn ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+    fn ack(&mut self, now: SimTime, seg: &Segment) {
         let ack = seg.ack;
         if !self.stream.is_open() || ack > self.tcb.snd_max {
             return; // RFC 9293 §3.10.7.4: an ACK for something not yet sent is ignored.
         }
         if self.frozen_since.is_some() && self.probes_this_freeze > 0 {
             // An answer after a probe: the route is back; resume with the state kept.
-            self.unfreeze(now, cpu);
+            self.unfreeze(now);
         }
         if seg.is_pure_ack() {
             // BSD header prediction for ACKs: an in-order ACK of new data with nothing special
             // takes the fast path; duplicates, SACK-bearing and recovery ACKs the slow path.
             let predicted = ack > self.tcb.snd_una && self.tcb.ca_state == CaState::Open && seg.sack.is_empty();
-            cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+            self.ops.report(now, if predicted { Op::FastPath } else { Op::SlowPath });
             // The PAWS test on the ACK's timestamp (RFC 7323 §5), skipped for predicted ACKs
             // when prediction comes first (seed 003 §II).
             if self.params.timestamps && seg.ts.is_some() && !(self.params.predict_first && predicted) {
-                cpu.charge(now, Op::PawsCheck);
+                self.ops.report(now, Op::PawsCheck);
             }
         }
         let window_changed = seg.window as u64 != self.last_window;
@@ -293,13 +296,13 @@ impl<C: CongestionControl> Sender<C> {
         let mut sacked = Sacked::default();
         if self.params.sack {
             for &(l, r) in seg.sack.as_slice() {
-                cpu.charge(now, Op::SackBlockProcessed);
+                self.ops.report(now, Op::SackBlockProcessed);
                 if use_sack && r > ack {
                     sacked.add(self.sb.on_sack_block(l.max(ack), r));
                 }
             }
             for _ in 0..sacked.segments {
-                cpu.charge(now, Op::ScoreboardUpdate);
+                self.ops.report(now, Op::ScoreboardUpdate);
             }
         }
         let newly_sacked = sacked.segments;
@@ -308,7 +311,7 @@ impl<C: CongestionControl> Sender<C> {
             self.on_ecn_echo();
         }
         if ack > self.tcb.snd_una {
-            self.on_new_ack(now, seg, ack, sacked, cpu);
+            self.on_new_ack(now, seg, ack, sacked);
         } else if ack == self.tcb.snd_una {
             // An ACK that does not advance SND.UNA can give a sample only from its SACK blocks
             // (an older, reordered ACK gives none, as in Linux's old-ACK path).
@@ -317,7 +320,7 @@ impl<C: CongestionControl> Sender<C> {
             if seg.is_pure_ack() && self.tcb.snd_max > self.tcb.snd_una && !window_changed {
                 // RFC 5681 §2 duplicate ACK: no data, nothing new acknowledged, window
                 // unchanged, data outstanding.
-                self.on_duplicate_ack(now, cpu);
+                self.on_duplicate_ack(now);
             }
         }
         if use_sack && newly_sacked > 0 {
@@ -333,7 +336,7 @@ impl<C: CongestionControl> Sender<C> {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, sacked: Sacked, cpu: &mut CpuMeter) {
+    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, sacked: Sacked) {
         let acked = self.sb.on_cumulative_ack(ack);
         self.tcb.snd_una = ack;
         self.tcb.snd_nxt = self.tcb.snd_nxt.max(ack);
@@ -368,9 +371,9 @@ impl<C: CongestionControl> Sender<C> {
         // RFC 6298 §5.2-5.3; a frozen ELFN sender keeps its timers stopped.
         if self.frozen_since.is_some() {
         } else if self.tcb.snd_una == self.tcb.snd_max {
-            self.stop_timer(now, cpu);
+            self.stop_timer(now);
         } else if restart {
-            self.restart_timer(now, cpu);
+            self.restart_timer(now);
         }
     }
 
@@ -455,7 +458,7 @@ impl<C: CongestionControl> Sender<C> {
         !self.recovery.guards_with_recover() || self.tcb.snd_una >= self.tcb.recover
     }
 
-    fn on_duplicate_ack(&mut self, now: SimTime, _cpu: &mut CpuMeter) {
+    fn on_duplicate_ack(&mut self, now: SimTime) {
         self.counters.dupacks_received += 1;
         self.tcb.dupacks += 1;
         match self.tcb.ca_state {
@@ -479,14 +482,14 @@ impl<C: CongestionControl> Sender<C> {
     // Timer.
 
     /// Handle the retransmission timer if it is due (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
-    fn timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn timeout(&mut self, now: SimTime) {
         if self.persist_deadline.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.persist_deadline = None;
             self.persist_probe_due = true;
         }
         if self.probe_deadline.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.probe_due = true;
             self.probe_deadline = Some(now + self.params.elfn_probe_interval);
         }
@@ -495,7 +498,7 @@ impl<C: CongestionControl> Sender<C> {
             _ => return,
         }
         self.rto_deadline = None;
-        cpu.charge(now, Op::TimerExpired);
+        self.ops.report(now, Op::TimerExpired);
         if self.tcb.snd_una == self.tcb.snd_max {
             return;
         }
@@ -552,25 +555,25 @@ impl<C: CongestionControl> Sender<C> {
 
     /// Arm the persist timer unless it runs: the RTO, doubled for each probe already sent, at
     /// most `max_rto` (RFC 1122 §4.2.2.17: the first probe after one RTO, then exponentially).
-    fn arm_persist(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn arm_persist(&mut self, now: SimTime) {
         if self.persist_deadline.is_none() {
             let interval = SimDuration(self.rtt.rto().0.saturating_mul(1u64 << self.persist_backoff.min(16))).min(self.params.max_rto);
             self.persist_deadline = Some(on_tick(now, interval, self.params.timer_tick));
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
     /// The window let new data through: the persist timer stops and its backoff resets.
-    fn stop_persist(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn stop_persist(&mut self, now: SimTime) {
         self.persist_backoff = 0;
         self.persist_probe_due = false;
         if self.persist_deadline.take().is_some() {
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
     /// The next segment the congestion and receive windows allow, if any.
-    fn poll(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+    fn poll(&mut self, now: SimTime) -> Option<OutSegment> {
         if !self.stream.is_open() {
             return None;
         }
@@ -582,7 +585,7 @@ impl<C: CongestionControl> Sender<C> {
             }
             self.probes_this_freeze += 1;
             self.counters.probes_sent += 1;
-            self.account_sent(1, now, cpu);
+            self.account_sent(1, now);
             let seq = self.tcb.snd_una.saturating_sub(1);
             return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
         }
@@ -591,15 +594,15 @@ impl<C: CongestionControl> Sender<C> {
             // retransmission as the probe), which the receiver acknowledges at once with its
             // current window, as Linux's out-of-window probe does; it takes no sequence space.
             self.counters.window_probes += 1;
-            self.account_sent(1, now, cpu);
+            self.account_sent(1, now);
             self.persist_backoff += 1;
-            self.arm_persist(now, cpu);
+            self.arm_persist(now);
             let seq = self.tcb.snd_una - 1;
             return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
         }
         if let Some(seq) = self.tcb.pending_rexmit.take() {
             if let Some(i) = self.sb.index_of(seq) {
-                return Some(self.retransmit(i, now, cpu));
+                return Some(self.retransmit(i, now));
             }
         }
         let send_edge = self.send_edge();
@@ -610,15 +613,15 @@ impl<C: CongestionControl> Sender<C> {
                 return None;
             }
             if let Some(i) = self.sb.next_retransmission(false) {
-                return Some(self.retransmit(i, now, cpu));
+                return Some(self.retransmit(i, now));
             }
             if self.tcb.snd_nxt == self.tcb.snd_max && self.has_unsent() {
                 let (len, _) = self.next_new_segment();
                 if self.tcb.snd_nxt + len as u64 <= send_edge {
-                    return Some(self.send_new(now, cpu));
+                    return Some(self.send_new(now));
                 }
             }
-            return self.sb.next_retransmission(true).map(|i| self.retransmit(i, now, cpu));
+            return self.sb.next_retransmission(true).map(|i| self.retransmit(i, now));
         }
 
         let flight = self.tcb.snd_nxt - self.tcb.snd_una;
@@ -639,10 +642,10 @@ impl<C: CongestionControl> Sender<C> {
             if seg.sacked {
                 // Already at the receiver (only possible when SACK info survived): skip it.
                 self.tcb.snd_nxt = seg.end();
-                return self.poll(now, cpu);
+                return self.poll(now);
             }
             self.tcb.snd_nxt = seg.end();
-            return Some(self.retransmit(i, now, cpu));
+            return Some(self.retransmit(i, now));
         }
 
         if !self.has_unsent() {
@@ -660,17 +663,17 @@ impl<C: CongestionControl> Sender<C> {
         if self.tcb.snd_nxt != ISS && self.tcb.snd_nxt + len as u64 > send_edge && len > 0 {
             if self.tcb.snd_una == self.tcb.snd_max {
                 // Nothing outstanding, so no ACK will come to open the window: persist.
-                self.arm_persist(now, cpu);
+                self.arm_persist(now);
             }
             return None;
         }
         if self.persist_deadline.is_some() || self.persist_backoff > 0 {
-            self.stop_persist(now, cpu);
+            self.stop_persist(now);
         }
-        Some(self.send_new(now, cpu))
+        Some(self.send_new(now))
     }
 
-    fn send_new(&mut self, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+    fn send_new(&mut self, now: SimTime) -> OutSegment {
         let seq = self.tcb.snd_nxt;
         let syn = seq == ISS;
         let (len, fin) = if syn { (0, false) } else { self.next_new_segment() };
@@ -679,8 +682,8 @@ impl<C: CongestionControl> Sender<C> {
         let end = seq + len as u64 + (fin || syn) as u64;
         self.tcb.snd_nxt = end;
         self.tcb.snd_max = self.tcb.snd_max.max(end);
-        self.account_sent(len, now, cpu);
-        self.arm_timer_if_idle(now, cpu);
+        self.account_sent(len, now);
+        self.arm_timer_if_idle(now);
         if self.rtt_timing.is_none() && self.params.rtt_sampling == RttSampling::OneSegment {
             self.rtt_timing = Some((end, now));
         }
@@ -689,27 +692,27 @@ impl<C: CongestionControl> Sender<C> {
         OutSegment { seq, len, syn, fin, retransmission: false, ect, cwr, first_sent: now }
     }
 
-    fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+    fn retransmit(&mut self, i: usize, now: SimTime) -> OutSegment {
         let tx = self.rate.on_send(now, false);
         self.sb.mark_retransmitted(i, now, tx);
         let s = *self.sb.get(i).expect("index from scoreboard");
         // Karn: a retransmission makes the timed segment's acknowledgment ambiguous.
         self.rtt_timing = None;
         self.counters.retransmissions += 1;
-        self.account_sent(s.len, now, cpu);
-        self.arm_timer_if_idle(now, cpu);
+        self.account_sent(s.len, now);
+        self.arm_timer_if_idle(now);
         let syn = s.seq == ISS;
         OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true, ect: false, cwr: false, first_sent: s.first_sent }
     }
 
-    fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
+    fn account_sent(&mut self, len: u32, now: SimTime) {
         self.counters.segments_sent += 1;
         if len > 0 {
             self.counters.data_segments_sent += 1;
             self.counters.payload_bytes_sent += len as u64;
-            cpu.charge(now, Op::SegmentSent { bytes: len });
+            self.ops.report(now, Op::SegmentSent { bytes: len });
         } else {
-            cpu.charge(now, Op::AckSent);
+            self.ops.report(now, Op::AckSent);
         }
     }
 }
@@ -726,20 +729,23 @@ impl<C: CongestionControl> SendHalf for Sender<C> {
     fn stream_mut(&mut self) -> &mut SendStream {
         &mut self.stream
     }
-    #[inline]
-    fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        self.ack(now, seg, cpu)
+    fn ops(&mut self) -> &mut OpLog {
+        &mut self.ops
     }
     #[inline]
-    fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.timeout(now, cpu)
+    fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+        self.ack(now, seg)
     }
     #[inline]
-    fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        self.poll(now, cpu)
+    fn on_timeout(&mut self, now: SimTime) {
+        self.timeout(now)
     }
-    fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        self.route_notice(now, restored, cpu)
+    #[inline]
+    fn poll_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        self.poll(now)
+    }
+    fn on_route_notice(&mut self, now: SimTime, restored: bool) {
+        self.route_notice(now, restored)
     }
     fn deadline(&self) -> Option<SimTime> {
         [self.rto_deadline, self.probe_deadline, self.persist_deadline].into_iter().flatten().min()

@@ -13,7 +13,7 @@
 use super::timers::{TimerKind, TwoTimers};
 use super::window::{E2tcpWindow, Reading};
 use crate::config::{E2tcpConfig, TcpConfig};
-use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::cpu::{Op, OpLog};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::segment::Segment;
 use crate::tcp::send_half::{SendHalf, SenderState, NO_SSTHRESH};
@@ -122,6 +122,8 @@ pub struct E2tcpSender {
     persist: Option<SimTime>,
     probe_due: bool,
     next_order: u64,
+    /// CPU operations performed, for the world to charge.
+    ops: OpLog,
     pub counters: SenderCounters,
     /// Acknowledgments whose newly reported losses reached the error limit.
     pub bursts_detected: u64,
@@ -148,6 +150,7 @@ impl E2tcpSender {
             persist: None,
             probe_due: false,
             next_order: 0,
+            ops: OpLog::default(),
             counters: SenderCounters::default(),
             bursts_detected: 0,
         }
@@ -202,14 +205,14 @@ impl E2tcpSender {
     // ------------------------------------------------------------------------------------------
     // Acknowledgments.
 
-    fn ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+    fn ack(&mut self, now: SimTime, seg: &Segment) {
         let ack = seg.ack;
         if !self.stream.is_open() || ack > self.snd_max {
             return;
         }
         if seg.is_pure_ack() {
             let predicted = ack > self.snd_una && seg.sack.is_empty();
-            cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+            self.ops.report(now, if predicted { Op::FastPath } else { Op::SlowPath });
         }
         self.stream.rwnd = seg.window as u64;
 
@@ -241,7 +244,7 @@ impl E2tcpSender {
             self.snd_una = ack;
         }
         for &(l, r) in seg.sack.as_slice() {
-            cpu.charge(now, Op::SackBlockProcessed);
+            self.ops.report(now, Op::SackBlockProcessed);
             for i in 0..self.packets.len() {
                 let p = &self.packets[i];
                 if p.sacked || p.seq < l || p.end() > r {
@@ -252,7 +255,7 @@ impl E2tcpSender {
                     p.lost = false;
                 });
                 note(&self.packets[i]);
-                cpu.charge(now, Op::ScoreboardUpdate);
+                self.ops.report(now, Op::ScoreboardUpdate);
             }
         }
         self.stream.on_cumulative_ack(ack, now);
@@ -279,16 +282,16 @@ impl E2tcpSender {
                 self.bursts_detected += 1;
             }
         }
-        self.stop_idle_timers(now, cpu);
+        self.stop_idle_timers(now);
         self.check_tally();
     }
 
     /// A timer with nothing left to watch is stopped.
-    fn stop_idle_timers(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn stop_idle_timers(&mut self, now: SimTime) {
         for (kind, retx) in [(TimerKind::Transmission, false), (TimerKind::Retransmission, true)] {
             let watching = self.tally.outstanding[retx as usize] > 0;
             if !watching && self.timers.stop(kind) {
-                cpu.charge(now, Op::TimerSet);
+                self.ops.report(now, Op::TimerSet);
             }
         }
     }
@@ -299,15 +302,15 @@ impl E2tcpSender {
     /// An expired timer deems every packet it watches lost: the transmission timer the first
     /// transmissions, the retransmission timer the retransmissions; the window restarts from
     /// its minimum.
-    fn expire(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn expire(&mut self, now: SimTime) {
         if self.persist.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.persist = None;
             self.probe_due = true;
         }
         let expired: Vec<TimerKind> = self.timers.take_expired(now).collect();
         for kind in expired {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             let retx = kind == TimerKind::Retransmission;
             let mut deemed = 0;
             if self.tally.outstanding[retx as usize] > 0 {
@@ -336,13 +339,13 @@ impl E2tcpSender {
 
     /// The next packet to send now: the oldest lost packet first (immediate retransmission),
     /// then new data, while fewer packets than the window are on their way.
-    fn poll(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
+    fn poll(&mut self, now: SimTime) -> Option<OutSegment> {
         if !self.stream.is_open() || self.outstanding_packets() >= self.window.packets() {
             return None;
         }
         if self.tally.lost > 0 {
             if let Some(i) = self.packets.iter().position(|p| p.lost) {
-                return Some(self.retransmit(i, now, cpu));
+                return Some(self.retransmit(i, now));
             }
         }
         if !self.has_unsent() {
@@ -358,7 +361,7 @@ impl E2tcpSender {
             if !std::mem::take(&mut self.probe_due) || self.outstanding_packets() > 0 {
                 if self.outstanding_packets() == 0 && self.persist.is_none() {
                     self.persist = Some(now + self.timeout());
-                    cpu.charge(now, Op::TimerSet);
+                    self.ops.report(now, Op::TimerSet);
                 }
                 return None;
             }
@@ -370,9 +373,9 @@ impl E2tcpSender {
         self.packets.push_back(p);
         self.tally.apply(p.class(), p.len, true);
         self.snd_max = p.end();
-        self.account_sent(len, now, cpu);
+        self.account_sent(len, now);
         self.timers.on_send(TimerKind::Transmission, now, self.timeout());
-        cpu.charge(now, Op::TimerSet);
+        self.ops.report(now, Op::TimerSet);
         self.check_tally();
         Some(OutSegment { seq, len, syn, fin, retransmission: false, ect: false, cwr: false, first_sent: now })
     }
@@ -382,7 +385,7 @@ impl E2tcpSender {
         self.next_order
     }
 
-    fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+    fn retransmit(&mut self, i: usize, now: SimTime) -> OutSegment {
         let order = self.take_order();
         self.reclassify(i, |p| {
             p.lost = false;
@@ -393,21 +396,21 @@ impl E2tcpSender {
         });
         let p = self.packets[i];
         self.counters.retransmissions += 1;
-        self.account_sent(p.len, now, cpu);
+        self.account_sent(p.len, now);
         self.timers.on_send(TimerKind::Retransmission, now, self.timeout());
-        cpu.charge(now, Op::TimerSet);
+        self.ops.report(now, Op::TimerSet);
         self.check_tally();
         OutSegment { seq: p.seq, len: p.len, syn: p.syn, fin: p.fin, retransmission: true, ect: false, cwr: false, first_sent: p.first_sent }
     }
 
-    fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
+    fn account_sent(&mut self, len: u32, now: SimTime) {
         self.counters.segments_sent += 1;
         if len > 0 {
             self.counters.data_segments_sent += 1;
             self.counters.payload_bytes_sent += len as u64;
-            cpu.charge(now, Op::SegmentSent { bytes: len });
+            self.ops.report(now, Op::SegmentSent { bytes: len });
         } else {
-            cpu.charge(now, Op::AckSent);
+            self.ops.report(now, Op::AckSent);
         }
     }
 }
@@ -419,14 +422,17 @@ impl SendHalf for E2tcpSender {
     fn stream_mut(&mut self) -> &mut SendStream {
         &mut self.stream
     }
-    fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        self.ack(now, seg, cpu)
+    fn ops(&mut self) -> &mut OpLog {
+        &mut self.ops
     }
-    fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.expire(now, cpu)
+    fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+        self.ack(now, seg)
     }
-    fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        self.poll(now, cpu)
+    fn on_timeout(&mut self, now: SimTime) {
+        self.expire(now)
+    }
+    fn poll_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        self.poll(now)
     }
     fn deadline(&self) -> Option<SimTime> {
         match (self.timers.deadline(), self.persist) {
@@ -492,15 +498,14 @@ mod tests {
     #[test]
     fn packets_in_flight_and_lost_are_counted_through_reports_retransmissions_and_timeouts_seed001_s2() {
         let tcp = TcpConfig { variant: Variant::E2tcp, ..TcpConfig::default() };
-        let mut cpu = CpuMeter::disabled();
         let mut s = E2tcpSender::new(&tcp, SMSS, 20 * SMSS as u64);
         s.stream_mut().open(1 << 20);
-        let syn = s.poll_segment(ms(0), &mut cpu).expect("the SYN goes first");
+        let syn = s.poll_segment(ms(0)).expect("the SYN goes first");
         assert!(syn.syn);
-        s.on_ack(ms(10), &ack(ISS + 1, &[]), &mut cpu);
+        s.on_ack(ms(10), &ack(ISS + 1, &[]));
         assert_counts_match_the_window(&s);
 
-        let sends: Vec<OutSegment> = std::iter::from_fn(|| s.poll_segment(ms(10), &mut cpu)).collect();
+        let sends: Vec<OutSegment> = std::iter::from_fn(|| s.poll_segment(ms(10))).collect();
         assert_eq!(sends.len() as u32, s.window_packets());
         assert!(sends.len() >= 3, "the test needs three packets on their way");
         assert_eq!(s.in_flight(), sends.len() as u64 * SMSS as u64);
@@ -508,12 +513,12 @@ mod tests {
 
         // The first packet arrives, the second is lost, the third is reported by SACK.
         let third = (sends[2].seq, sends[2].seq + SMSS as u64);
-        s.on_ack(ms(20), &ack(sends[0].seq + SMSS as u64, &[third]), &mut cpu);
+        s.on_ack(ms(20), &ack(sends[0].seq + SMSS as u64, &[third]));
         assert_eq!(s.tally.lost, 1);
         assert_eq!(s.in_flight(), (sends.len() as u64 - 3) * SMSS as u64);
         assert_counts_match_the_window(&s);
 
-        let retx = s.poll_segment(ms(20), &mut cpu).expect("a lost packet is resent at once");
+        let retx = s.poll_segment(ms(20)).expect("a lost packet is resent at once");
         assert!(retx.retransmission);
         assert_eq!(retx.seq, sends[1].seq);
         assert_eq!(s.tally.lost, 0);
@@ -523,7 +528,7 @@ mod tests {
         // Nothing more is reported: the transmission timer expires first (it watches the older
         // sends) and deems every first transmission on its way lost.
         let deadline = s.deadline().expect("timers run");
-        s.on_timeout(deadline, &mut cpu);
+        s.on_timeout(deadline);
         assert_eq!(s.tally.outstanding[0], 0);
         assert_eq!(s.tally.lost as usize, sends.len() - 3);
         assert_eq!(s.window_packets(), tcp.e2tcp.clone().unwrap_or_default().min_window);
