@@ -49,17 +49,11 @@ macro_rules! cycle_figures {
         }
 
         impl Op {
+            /// This operation's counter index, and the payload bytes it moves.
             #[inline]
-            fn index(self) -> usize {
+            fn parts(self) -> (usize, Option<u32>) {
                 match self {
-                    $($( Op::$op { .. } => Kind::$op as usize, )?)+
-                }
-            }
-            /// The figure this operation charges, and the payload bytes it moves.
-            #[inline]
-            fn figure(self) -> (usize, Option<u32>) {
-                match self {
-                    $($( Op::$op $({ $field })? => (Fig::$key as usize, cycle_figures!(@bytes $($field)?)), )?)+
+                    $($( Op::$op $({ $field })? => (Kind::$op as usize, cycle_figures!(@bytes $($field)?)), )?)+
                 }
             }
         }
@@ -132,13 +126,6 @@ impl Op {
         }
         names
     };
-
-    fn cycles(self, c: &CycleCosts) -> f64 {
-        match self.figure() {
-            (fig, Some(bytes)) => c.figures[fig] + c.figures[Fig::per_byte as usize] * bytes as f64,
-            (fig, None) => c.figures[fig],
-        }
-    }
 }
 
 /// Cycles charged per protocol operation: a profile's `cpu.cycles` table. Every figure of
@@ -248,7 +235,9 @@ impl OpLog {
     /// Move everything `other` holds to the end of this log.
     #[inline]
     pub fn append(&mut self, other: &mut OpLog) {
-        self.ops.append(&mut other.ops);
+        if !other.ops.is_empty() {
+            self.ops.append(&mut other.ops);
+        }
     }
 
     /// Take the reported operations, oldest first.
@@ -267,6 +256,9 @@ impl OpLog {
 #[derive(Debug, Clone)]
 pub struct CpuMeter {
     costs: Option<CycleCosts>,
+    /// Each operation's own figure by counter index, and the per-byte figure, looked up once.
+    op_cycles: [f64; OP_KINDS],
+    per_byte: f64,
     ns_per_cycle: f64,
     active_power_w: f64,
     busy_until: SimTime,
@@ -285,6 +277,8 @@ impl CpuMeter {
     pub fn new(costs: &CycleCosts, frequency_hz: f64, active_power_w: f64) -> Self {
         Self {
             costs: Some(costs.clone()),
+            op_cycles: std::array::from_fn(|k| costs.figures[Self::figure_of(k)]),
+            per_byte: costs.figures[Fig::per_byte as usize],
             ns_per_cycle: 1e9 / frequency_hz,
             active_power_w,
             busy_until: SimTime::ZERO,
@@ -301,6 +295,8 @@ impl CpuMeter {
     pub fn disabled() -> Self {
         Self {
             costs: None,
+            op_cycles: [0.0; OP_KINDS],
+            per_byte: 0.0,
             ns_per_cycle: 0.0,
             active_power_w: 0.0,
             busy_until: SimTime::ZERO,
@@ -317,9 +313,16 @@ impl CpuMeter {
     /// turned into one busy interval when time moves on (or when the meter is read).
     #[inline]
     pub fn charge(&mut self, now: SimTime, op: Op) {
-        self.op_counts[op.index()] += 1;
-        let Some(costs) = &self.costs else { return };
-        let cycles = op.cycles(costs);
+        let (k, bytes) = op.parts();
+        self.op_counts[k] += 1;
+        if self.costs.is_none() {
+            return;
+        }
+        // The same sum as Op::cycles, from the figures looked up at construction.
+        let cycles = match bytes {
+            Some(b) => self.op_cycles[k] + self.per_byte * b as f64,
+            None => self.op_cycles[k],
+        };
         if now != self.pending_at {
             self.flush();
             self.pending_at = now;
@@ -330,9 +333,24 @@ impl CpuMeter {
     /// Charge every operation a component reported, in the order reported.
     #[inline]
     pub fn absorb(&mut self, log: &mut OpLog) {
-        for (at, op) in log.drain() {
+        for &(at, op) in &log.ops {
             self.charge(at, op);
         }
+        log.ops.clear();
+    }
+
+    /// The figure index of the operation with counter index `k`.
+    fn figure_of(k: usize) -> usize {
+        let mut seen = 0;
+        for (i, f) in CYCLE_FIGURES.iter().enumerate() {
+            if f.operation {
+                if seen == k {
+                    return i;
+                }
+                seen += 1;
+            }
+        }
+        unreachable!("counter index {k} beyond the table")
     }
 
     /// Charge `cycles` of work that is not a protocol operation of an endpoint (a router
@@ -445,11 +463,20 @@ mod tests {
     fn operations_charge_their_figure_and_per_byte_for_the_payload_they_move() {
         let c = costs();
         let f = |k: &str| c.get(k).unwrap();
-        assert_eq!(Op::SegmentSent { bytes: 10 }.cycles(&c), f("segment_sent") + f("per_byte") * 10.0);
-        assert_eq!(Op::SegmentReceived { bytes: 3 }.cycles(&c), f("segment_received") + f("per_byte") * 3.0);
-        assert_eq!(Op::PawsCheck.cycles(&c), f("paws_check"));
-        // Every operation has its own figure and its record name is that figure's key.
-        assert_eq!(Op::NAMES.len(), CYCLE_FIGURES.len() - 1, "every figure but per_byte is an operation");
-        assert_eq!(Op::NAMES[Op::OutOfOrderQueued.index()], "ooo_queued");
+        let cycles = |op: Op| {
+            let mut m = CpuMeter::new(&c, 1e9, 1.0);
+            m.charge(SimTime(1), op);
+            m.busy_intervals();
+            m.cycles
+        };
+        assert_eq!(cycles(Op::SegmentSent { bytes: 10 }), f("segment_sent") + f("per_byte") * 10.0);
+        assert_eq!(cycles(Op::SegmentReceived { bytes: 3 }), f("segment_received") + f("per_byte") * 3.0);
+        assert_eq!(cycles(Op::PawsCheck), f("paws_check"));
+        // Every figure but per_byte is an operation, counted under the figure's key.
+        assert_eq!(Op::NAMES.len(), CYCLE_FIGURES.len() - 1);
+        let mut m = CpuMeter::disabled();
+        m.charge(SimTime(1), Op::OutOfOrderQueued);
+        let counted: Vec<&str> = (0..OP_KINDS).filter(|&k| m.count(k) > 0).map(|k| Op::NAMES[k]).collect();
+        assert_eq!(counted, ["ooo_queued"]);
     }
 }
