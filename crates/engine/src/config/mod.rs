@@ -23,6 +23,8 @@ pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
 pub use overrides::apply_override;
 pub use stack::Stack;
+/// Variant names and properties live in the transport registry.
+pub use crate::tcp::variant::Variant;
 
 use crate::energy::profile::{self, DeviceProfile};
 use crate::error::EngineError;
@@ -363,79 +365,6 @@ impl TcpConfig {
         } else {
             65_535
         }
-    }
-}
-
-/// The named TCP variants. Each is a recipe of congestion control and loss recovery (`tcp::variant`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    Tahoe,
-    Reno,
-    Newreno,
-    Sack,
-    /// TCP(α, β) with NewReno recovery (seed 004 §2); α, β from `tcp.alpha`, `tcp.beta`.
-    Gaimd,
-    /// TCP(1.24, 0.25) (seed 004 §4.1).
-    Responsive,
-    /// TCP(0.31, 0.875) (seed 004 §4.1).
-    Smooth,
-    /// TCP(1.2, 1) with a fixed 50 ms timeout (seed 004 §5.1 calibration).
-    Aggressive,
-    /// TCP(0.3, 0.2) with a fixed 1 s timeout (seed 004 §5.1 calibration).
-    Conservative,
-    /// CUBIC (RFC 9438) with SACK recovery.
-    Cubic,
-    /// NewReno congestion control with SACK recovery and ECN (RFC 3168) on.
-    Ecn,
-    /// NewReno with ELFN (seed 002 §4).
-    Elfn,
-    /// TCP-ECN-ELFN (seed 002 Table 1): NewReno base, ECN and ELFN on; duplicate ACKs and
-    /// timeouts retransmit without touching cwnd; only ECN-Echo halves it.
-    EcnElfn,
-    /// E2TCP (seed 001 §2): per-packet SACK, immediate retransmission, a loss-driven window,
-    /// two timers and compact headers; its constants in `tcp.e2tcp`.
-    E2tcp,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::Newreno => "newreno",
-            Variant::Sack => "sack",
-            Variant::Gaimd => "gaimd",
-            Variant::Responsive => "responsive",
-            Variant::Smooth => "smooth",
-            Variant::Aggressive => "aggressive",
-            Variant::Conservative => "conservative",
-            Variant::Cubic => "cubic",
-            Variant::Ecn => "ecn",
-            Variant::Elfn => "elfn",
-            Variant::EcnElfn => "ecn-elfn",
-            Variant::E2tcp => "e2tcp",
-        }
-    }
-
-    /// Whether the variant is a TCP(α, β) member.
-    pub fn is_aimd(self) -> bool {
-        matches!(self, Variant::Gaimd | Variant::Responsive | Variant::Smooth | Variant::Aggressive | Variant::Conservative)
-    }
-
-    /// Whether this variant's loss recovery reads SACK information (so SACK is negotiated by default).
-    pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Cubic | Variant::Ecn | Variant::E2tcp)
-    }
-
-    /// Whether the variant turns ECN on whatever `tcp.ecn` says.
-    pub fn forces_ecn(self) -> bool {
-        matches!(self, Variant::Ecn | Variant::EcnElfn)
-    }
-
-    /// Whether the variant turns ELFN on whatever `tcp.elfn` says.
-    pub fn forces_elfn(self) -> bool {
-        matches!(self, Variant::Elfn | Variant::EcnElfn)
     }
 }
 
@@ -1017,10 +946,7 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
         }
     }
     if (t.alpha.is_some() || t.beta.is_some()) && !t.variant.is_aimd() {
-        return Err(e(
-            "alpha",
-            "alpha and beta apply to the TCP(alpha, beta) variants: gaimd, responsive, smooth, aggressive, conservative".into(),
-        ));
+        return Err(e("alpha", format!("alpha and beta apply to the TCP(alpha, beta) variants: {}", Variant::aimd_names().join(", "))));
     }
     for (key, tick) in [("timer_tick", t.timer_tick), ("delayed_ack_tick", t.delayed_ack_tick)] {
         if tick.0 != 0 && !(SimDuration::from_micros(1)..=SimDuration::from_secs(1)).contains(&tick) {

@@ -505,7 +505,8 @@ impl<'a> NetWorld<'a> {
                 let node = self.node_of(f, side);
                 let now = self.now;
                 if let Some(ep) = self.flows[f].tcp[s].as_mut() {
-                    ep.on_timeout(now, &mut self.nodes[node.index()].cpu);
+                    ep.on_timeout(now);
+                    self.nodes[node.index()].cpu.absorb(ep.ops());
                 }
                 self.after_endpoint_event(f, side);
                 self.trace_point(f, side);
@@ -518,7 +519,8 @@ impl<'a> NetWorld<'a> {
                 let node = self.node_of(f, side);
                 let now = self.now;
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
-                    ep.on_route_notice(now, restored, &mut self.nodes[node.index()].cpu);
+                    ep.on_route_notice(now, restored);
+                    self.nodes[node.index()].cpu.absorb(ep.ops());
                 }
                 self.after_endpoint_event(f, side);
                 self.trace_point(f, side);
@@ -651,7 +653,9 @@ impl<'a> NetWorld<'a> {
         loop {
             let now = self.now;
             let Some(ep) = self.flows[f].tcp[s].as_mut() else { return };
-            let Some(seg) = ep.poll_transmit(now, &mut self.nodes[node.index()].cpu) else { break };
+            let seg = ep.poll_transmit(now);
+            self.nodes[node.index()].cpu.absorb(ep.ops());
+            let Some(seg) = seg else { break };
             if let (End::RelayIn, Some(logs)) = (side, self.split_logs.as_mut()) {
                 logs[f].windows.push((now, seg.window));
             }
@@ -873,7 +877,8 @@ impl<'a> NetWorld<'a> {
         match p.body {
             Body::Tcp(seg) => {
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
-                    ep.on_segment(now, &seg, &mut self.nodes[node.index()].cpu);
+                    ep.on_segment(now, &seg);
+                    self.nodes[node.index()].cpu.absorb(ep.ops());
                     if let (true, Some(r)) = (self.split_logs.is_some() || self.record_deliveries, ep.receiver.as_mut()) {
                         r.record_deliveries();
                     }
