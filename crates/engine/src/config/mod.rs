@@ -16,8 +16,10 @@ mod impairments;
 pub mod metrics;
 pub mod network;
 mod overrides;
+pub mod phy;
 mod stack;
 
+pub use battery::{BatteryConfig, BatteryModel};
 pub use e2tcp::E2tcpConfig;
 pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
@@ -100,7 +102,7 @@ struct NetworkEnergyDoc {
 struct NodeDoc<'a> {
     profile: &'a ProfileRef,
     #[serde(skip_serializing_if = "Option::is_none")]
-    battery: Option<&'a crate::energy::battery::BatteryConfig>,
+    battery: Option<&'a BatteryConfig>,
 }
 
 impl Serialize for Scenario {

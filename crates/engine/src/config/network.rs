@@ -71,7 +71,7 @@ pub struct NodeConfig {
     pub name: String,
     pub profile: ProfileRef,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub battery: Option<crate::energy::battery::BatteryConfig>,
+    pub battery: Option<super::BatteryConfig>,
 }
 
 /// A point-to-point link between two nodes: one [`LinkConfig`] per direction.
