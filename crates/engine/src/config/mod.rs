@@ -142,7 +142,7 @@ impl Serialize for Scenario {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PathConfig {
-    /// IP MTU in bytes; SMSS = MTU - 40 - option bytes carried by every data segment.
+    /// IP MTU in bytes; the segment size is what the headers leave of it (`tcp::segment::smss`).
     pub mtu: u32,
     /// Link-layer framing bytes added to every packet's airtime (0 = bare IP packets).
     pub frame_overhead: u32,
