@@ -62,7 +62,7 @@ impl Endpoint {
     /// once; with `close_after`, it closes after `app_bytes` (more may be written with
     /// [`Endpoint::write`] otherwise).
     pub fn with_settings(tcp: &TcpConfig, mtu: u32, role: Role, app_bytes: u64, close_after: bool) -> Self {
-        let smss = mtu - 40 - if tcp.timestamps { 12 } else { 0 };
+        let smss = super::segment::smss(mtu, tcp.timestamps);
         let recipe = Recipe::for_tcp(tcp, smss);
         let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
         let max_window = tcp.max_window();
@@ -95,7 +95,7 @@ impl Endpoint {
             timestamps: tcp.timestamps,
             sack: recipe.ack.sack,
             window_scale,
-            mss_option: (mtu - 40).min(u16::MAX as u32) as u16,
+            mss_option: super::segment::mss_option(mtu),
             compact_headers: recipe.ack.compact_headers,
             busy_since: None,
             busy_ns: 0,
