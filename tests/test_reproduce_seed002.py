@@ -82,7 +82,7 @@ def test_every_quick_run_completes_with_the_testbed_stack_and_random_outage_phas
 
 
 def test_the_summary_line_counts_incomplete_runs_when_there_are_some():
-    from tcpenergy.cli_reproduce import _completeness
+    from tcpenergy.cli.reproduce import _completeness
     from tcpenergy.reproduce.common import Outcome
 
     outcome = Outcome(out_dir=None, claims=[], tally={}, runs=612, wall_s=1.0, report_files=[],
