@@ -16,7 +16,7 @@ from tcpenergy.experiments.spec import expand, load_sweep
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import common
 from tcpenergy.reproduce import seed000 as S0
-from tcpenergy.reproduce import seed000_claims as E0
+from tcpenergy.reproduce.seed000 import claims as E0
 from tcpenergy.reproduce import seed002 as S2
 
 REPO = Path(__file__).resolve().parent.parent
@@ -241,7 +241,7 @@ def test_table1_on_the_testbed_with_rts_cts_off_and_on_judges_s000_c42_from_the_
     failed = common.run_experiments(exps, sweeps, store, 1, False, lambda m: None, S0.write_experiment)
     assert failed == 0
     frame = common.logical_columns(common.load_runs(store))
-    entries = [e for e in C.load_claims() if e["id"] == "S000-C42"]
+    entries = [e for e in C.load_claims(S0.CLAIMS) if e["id"] == "S000-C42"]
     records = {r["id"]: r for r in E0.evaluate(common.select_runs(frame, exps, all_runs=True), entries,
                                                quick=True, network=common.TESTBED)}
     c42 = records["S000-C42"]

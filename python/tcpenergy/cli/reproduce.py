@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
-from tcpenergy.reproduce import PARTS, describe, known_papers
-from tcpenergy.reproduce.common import DEFAULT_NETWORK, NETWORK_PAPERS, NETWORKS, PATH, TESTBED, recorded_network
+from tcpenergy.reproduce import describe, known_papers, registry
+from tcpenergy.reproduce.common import DEFAULT_NETWORK, NETWORKS, PATH, TESTBED, recorded_network
 
 
 def _known() -> str:
@@ -54,8 +54,10 @@ def reproduce_command(
     """
     if paper not in known_papers():
         fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
-    if paper in PARTS:
-        built, unbuilt = PARTS[paper]
+    facts = registry.paper(paper)
+    network_papers = registry.network_papers()
+    if facts.parts:
+        built, unbuilt = facts.parts, facts.unbuilt_parts
         if part is not None and part not in built:
             why = (f"the {part} part {unbuilt[part]}" if part in unbuilt else f"unknown part {part!r}")
             fail(f"{paper} --part {part}: {why}. Available parts: {', '.join(built)}", EXIT_USAGE)
@@ -69,14 +71,14 @@ def reproduce_command(
         fail("--values needs --sensitivity KEY (the profile figure the values are for)", EXIT_USAGE)
     if network is not None and network not in NETWORKS:
         fail(f"--network must be one of {', '.join(NETWORKS)}, got {network!r}", EXIT_USAGE)
-    if network is not None and paper not in NETWORK_PAPERS:
-        fail(f"{paper} has no --network; it applies to {', '.join(NETWORK_PAPERS)}", EXIT_USAGE)
+    if network is not None and paper not in network_papers:
+        fail(f"{paper} has no --network; it applies to {', '.join(network_papers)}", EXIT_USAGE)
     if sensitivity is not None:
         # The profile sweep sets the single-path form's sender and receiver profiles, and rewrites
         # OUT's report from a path reproduction: neither fits a testbed reproduction.
-        if paper in NETWORK_PAPERS and network == TESTBED:
+        if paper in network_papers and network == TESTBED:
             fail("--sensitivity runs on the path network only; drop --network testbed", EXIT_USAGE)
-        if paper in NETWORK_PAPERS and recorded_network(out) == TESTBED:
+        if paper in network_papers and recorded_network(out) == TESTBED:
             fail(f"--sensitivity runs on the path network only, and {out} holds a testbed reproduction; "
                   "use another --out", EXIT_USAGE)
         _sensitivity(paper, out, sensitivity, values, quick, jobs, part)
@@ -114,7 +116,7 @@ def _reproduce(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Op
     def log(message: str) -> None:
         typer.echo(message, err=True)
 
-    if paper not in NETWORK_PAPERS:
+    if not registry.paper(paper).networks:
         return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part, log=log)
     chosen = network or recorded_network(out) or DEFAULT_NETWORK
     log(f"network: {chosen}" + ("" if chosen == PATH else " (802.11b chain a-b-c-d, Dummynet at c)"))

@@ -31,8 +31,7 @@ TESTBED = "testbed"
 PATH = "path"
 NETWORKS = (TESTBED, PATH)
 NETWORK_FILE = "network"  # OUT/network: the network OUT's reproduction ran on (a rerun resumes it)
-NETWORK_PAPERS = ("seed-000", "seed-002")  # the reproductions that run on either
-# The default of `tcpenergy reproduce` and of seed00X.run (docs/reproduce/seed-000.md, "Network"):
+# The default of `tcpenergy reproduce` and of the run of each paper declared with `networks=True` (docs/reproduce/seed-000.md, "Network"):
 # the path. The testbed is what the papers measured, but its --quick run takes about 2 minutes on
 # 2 cores against the path's 45 s (each chain run simulates every 802.11 frame on four stations).
 DEFAULT_NETWORK = PATH
@@ -73,6 +72,12 @@ def check_network(network: str) -> str:
     if network not in NETWORKS:
         raise ValueError(f"network must be one of {', '.join(NETWORKS)}, got {network!r}")
     return network
+
+
+def choose_network(network: Optional[str], out_dir: Path) -> str:
+    """The network a reproduction runs on: ``network`` when given, else the one OUT's reproduction
+    ran on, else ``DEFAULT_NETWORK``."""
+    return check_network(network or recorded_network(Path(out_dir)) or DEFAULT_NETWORK)
 
 
 def testbed_key(key: str) -> str:
@@ -395,27 +400,57 @@ def table_section(header: Sequence[str], rows: Sequence[Sequence[Any]], intro: s
     return (heading, body, "\n".join(md))
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """A sweep built from the runs before it (seed 000 matches a random loss rate to the loss its
+    bursty runs measured): ``build`` gets the ok runs of the experiments so far and returns the
+    experiment; it runs after them, and only when ``keep`` keeps ``name``."""
+
+    name: str
+    build: Callable[[Any], Experiment]
+
+
 def run_and_judge(paper_id: str, exps: Sequence[Experiment], out_dir: Path, *, quick: bool, jobs: Optional[int],
                   progress: bool, log: Callable[[str], None], transform: Optional[Transform],
-                  keep: Optional[AbstractSet[str]], report: bool, add_metrics: Callable[[Any], Any],
-                  evaluate: Callable[..., List[Dict[str, Any]]], claims_file: str,
-                  write_report: Callable[..., List[Path]]) -> Outcome:
+                  keep: Optional[AbstractSet[str]], report: bool, evaluate: Callable[..., List[Dict[str, Any]]],
+                  claims: Any, write_report: Callable[..., List[Path]],
+                  add_metrics: Optional[Callable[[Any], Any]] = None, network: Optional[str] = None,
+                  follow_ups: Sequence[FollowUp] = ()) -> Outcome:
     """The steps every reproduction shares: run (or resume) its experiments into OUT/runs.duckdb,
-    judge its claims over every attempted run (so verdicts count n complete / n run), write
-    OUT/claims.json and, when ``report``, the report from the complete runs."""
+    judge its claims (the packaged file ``claims``) over every attempted run (so verdicts count
+    n complete / n run), write OUT/claims.json and, when ``report``, the report from the complete
+    runs. ``add_metrics``: the paper's per-run columns (None: none); ``network``: for a paper that
+    runs on either network, the one chosen, recorded in OUT, its runs read under the path-form
+    column names (:func:`logical_columns`); ``follow_ups``: sweeps built from the runs before them."""
     import time
 
     from tcpenergy.reproduce import claims as claims_mod
 
     started = time.perf_counter()
+    add = add_metrics or (lambda runs: runs)
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log,
-                             lambda exp, directory: write_experiment(exp, directory, paper_id), transform, keep)
-    frame = load_runs(store_path)
-    runs = add_metrics(select_runs(frame, exps))
-    results = evaluate(add_metrics(select_runs(frame, exps, all_runs=True)), claims_mod.load_claims(claims_file),
-                       quick=quick)
+    if network is not None:
+        record_network(out_dir, network)
+
+    def stored_runs():
+        frame = load_runs(store_path)
+        return logical_columns(frame) if network is not None else frame
+
+    exps = list(exps)
+    write = lambda exp, directory: write_experiment(exp, directory, paper_id)  # noqa: E731
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write, transform, keep)
+    skipped = left_out(exps, keep)
+    for follow_up in follow_ups:
+        if not kept(follow_up.name, keep):
+            skipped.append(follow_up.name)
+            continue
+        extra = follow_up.build(select_runs(stored_runs(), exps))
+        failed += run_experiments([extra], sweeps_dir, store_path, jobs, progress, log, write, transform)
+        exps.append(extra)
+    frame = stored_runs()
+    runs = add(select_runs(frame, exps))
+    results = evaluate(add(select_runs(frame, exps, all_runs=True)), claims_mod.load_claims(claims), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed, incomplete_count(runs), left_out(exps, keep))
+                   files, failed, incomplete_count(runs), skipped)

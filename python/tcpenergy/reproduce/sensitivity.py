@@ -35,7 +35,6 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -417,22 +416,16 @@ def overridden(exp, key: str) -> List[str]:
 # One value: the reproduction's own run(), with its experiments transformed
 # --------------------------------------------------------------------------------------------
 
-# Paper -> the module holding its claim rules and ENERGY_CLAIMS.
-CLAIM_MODULES = {"seed-000": "tcpenergy.reproduce.seed000_claims",
-                 "seed-001": "tcpenergy.reproduce.seed001_claims",
-                 "seed-002": "tcpenergy.reproduce.seed002_claims",
-                 "seed-003": "tcpenergy.reproduce.seed003_claims",
-                 "seed-004": "tcpenergy.reproduce.seed004_claims"}
-
-
 def energy_claims(paper: str) -> frozenset:
-    return frozenset(import_module(CLAIM_MODULES[paper]).ENERGY_CLAIMS)
+    from tcpenergy.reproduce import registry
+
+    return frozenset(registry.claims_module(paper).ENERGY_CLAIMS)
 
 
 def _paper_module(paper: str):
-    from tcpenergy.reproduce import PAPERS
+    from tcpenergy.reproduce import registry
 
-    return import_module(PAPERS[paper][0])
+    return registry.package(paper)
 
 
 @dataclass

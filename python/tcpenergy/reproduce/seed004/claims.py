@@ -1,4 +1,4 @@
-"""The seed-004 claims that need code; the rest are rules (data/rules_s004.yaml).
+"""The seed-004 claims that need code; the rest are rules (rules.yaml).
 
 Code remains for arithmetic on the paper's own formulas (C01-C03), the spread of fairness over
 repetitions (C15), the search for effort/goodput pairs that go together and apart (C26) and the
@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Sequence
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import rules
 from tcpenergy.reproduce import seed004 as S
+from tcpenergy.reproduce.seed004 import RULES
 from tcpenergy.reproduce.claims import Verdict
 
 QUICK_NOTE = " (quick mode: fewer points and seeds, 30 s runs)"
@@ -140,4 +141,4 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) ->
     attempted = C.mark_settings(runs)
     usable = C.usable_runs(attempted)
     code = {cid: (lambda entry, fn=fn: fn(usable, attempted, entry)) for cid, fn in CODE.items()}
-    return rules.evaluate(runs, entries, "rules_s004.yaml", code, quick, quick_note=QUICK_NOTE)
+    return rules.evaluate(runs, entries, RULES, code, quick, quick_note=QUICK_NOTE)
