@@ -22,12 +22,13 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from tcpenergy.report.anchors import claim_anchor as anchor
 
 HOLDS = "holds"
 DOES_NOT_HOLD = "does_not_hold"
@@ -312,7 +313,7 @@ def variant_stats(runs, conditions: Sequence[str], metric_column: str, x_col: Op
         key = tuple(row[c] for c in conditions)
         out.setdefault(key, {})[row[variant_col]] = Stat(
             float(row["mean"]), float(row["ci_low"]), float(row["ci_high"]), int(row["n"]),
-            settings.get(_group_key(key + (row[variant_col],)), frozenset()))
+            settings.get(group_key(key + (row[variant_col],)), frozenset()))
     return out
 
 
@@ -335,7 +336,8 @@ def _norm(value: Any) -> Any:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
-def _group_key(values: Sequence[Any]) -> tuple:
+def group_key(values: Sequence[Any]) -> tuple:
+    """A group's values as a key that matches however the frame typed them (1 and 1.0 alike)."""
     return tuple(_norm(v) for v in values)
 
 
@@ -371,7 +373,7 @@ def settings_by(frame, by: Sequence[str]) -> Dict[tuple, frozenset]:
     cols = list(by)
     values = frame[cols].itertuples(index=False, name=None) if cols else [()] * len(frame)
     for key, setting in zip(values, frame[SETTING]):
-        out.setdefault(_group_key(key), set()).add(setting)
+        out.setdefault(group_key(key), set()).add(setting)
     return {k: frozenset(v) for k, v in out.items()}
 
 
@@ -515,11 +517,6 @@ SUMMARY_ORDER = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, NOT_MODELLED)
 INDICATIVE_NOTE = ("Indicative verdicts: this is a --quick run (3 seeds per setting instead of 10); verdicts "
                    "can change on a full run.")
 FOLD_AT = 240  # evidence longer than this (characters) is folded in <details>
-
-
-def anchor(claim_id: str) -> str:
-    """The HTML id of a claim's evidence row."""
-    return "claim-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(claim_id))
 
 
 def _badge(status: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import _toml
+from tcpenergy import toml_writer
 
 # The testbeds' TCP stacks as `tcp.stack` presets (docs/models/tcp.md, "Stack presets"): the
 # timer ticks, RTO bounds, delayed ACK, initial window and the default socket buffers, which ttcp
@@ -259,9 +259,9 @@ def write_experiment(exp: Experiment, directory: Path, paper_id: str) -> Path:
     base_file = directory / f"{exp.name}.base.toml"
     sweep_file = directory / f"{exp.name}.sweep.toml"
     # TOML is UTF-8 by definition, and descriptions hold non-ASCII text such as "§".
-    base_file.write_text(_toml.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
+    base_file.write_text(toml_writer.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
                                                      f"`tcpenergy reproduce {paper_id}`."), encoding="utf-8")
-    sweep_file.write_text(_toml.dumps(exp.sweep_document(base_file.name),
+    sweep_file.write_text(toml_writer.dumps(exp.sweep_document(base_file.name),
                                       header=f"{exp.description}\nRerun alone with: tcpenergy sweep "
                                              f"{sweep_file.name} --store ../runs.duckdb"), encoding="utf-8")
     return sweep_file
@@ -282,9 +282,9 @@ def output_layout(out_dir: Path):
 
 
 def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress: bool):
-    import tcpenergy
+    from tcpenergy.experiments import sweep
 
-    return tcpenergy.sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
+    return sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
 
 
 # What a paper's ``run`` may be given besides where and how fast to run (all default to the
@@ -342,9 +342,9 @@ def node_profile(scenario: Mapping[str, Any], node: str) -> Dict[str, Any]:
     """The profile ``node`` ("sender" or "receiver") of ``scenario`` runs with, as a table (engine
     defaults filled in by validation); in a network scenario, the profile of the first flow's source
     or destination node."""
-    import tcpenergy
+    from tcpenergy import api
 
-    valid = tcpenergy.validate(dict(scenario))
+    valid = api.validate(dict(scenario))
     if "nodes" in valid and "flows" in valid:
         name = valid["flows"][0]["from" if node == "sender" else "to"]
         return profile_table(valid["nodes"][name]["profile"])
@@ -370,7 +370,7 @@ def select_runs(frame, exps: Sequence[Experiment], all_runs: bool = False):
     included (the claims count n complete / n run from it)."""
     import pandas as pd
 
-    from tcpenergy import engine_version
+    from tcpenergy._version import engine_version
 
     if "engine_version" in frame.columns:
         frame = frame[frame["engine_version"] == engine_version()]

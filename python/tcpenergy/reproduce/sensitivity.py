@@ -383,10 +383,10 @@ def with_figure(exp, key: str, value: float):
     ``key`` = ``value``."""
     base = copy.deepcopy(exp.base)
     if "nodes" in base:
-        import tcpenergy
+        from tcpenergy import api
         from tcpenergy.reproduce.common import profile_table
 
-        valid = tcpenergy.validate(dict(exp.base))
+        valid = api.validate(dict(exp.base))
         for name in base["nodes"]:
             profile = profile_table(valid["nodes"][name]["profile"])
             base["nodes"][name] = {**(base["nodes"][name] or {}), "profile": set_figure(profile, key, value)}
@@ -512,7 +512,7 @@ def plan(paper: str, key: str, values: Optional[Sequence[float]] = None,
          quick: bool = False) -> Tuple[Knob, Dict[str, Any], List[float], List[str]]:
     """(knob, reference profile, sorted values, notes) of a sweep, validated against the engine
     before anything runs: the reference is the sender's profile of the paper's first experiment."""
-    import tcpenergy
+    from tcpenergy import api
 
     k = knob(key)
     module = _paper_module(paper)
@@ -532,7 +532,7 @@ def plan(paper: str, key: str, values: Optional[Sequence[float]] = None,
         notes.append("profiles whose own value differs from the reference's (each is set to the swept value): "
                      + ", ".join(f"{n} {_num(v)}" for n, v in seen.items()))
     for value in chosen:  # a value the engine rejects stops the sweep here, before any run
-        tcpenergy.validate(with_figure(exps[0], key, value).base)
+        api.validate(with_figure(exps[0], key, value).base)
     return k, reference, chosen, notes
 
 
@@ -592,7 +592,7 @@ def needed_sweeps(base: ValueRun, energy: frozenset, sweeps_read: Mapping[str, S
 
 def _document(paper, k: Knob, reference, reading: Reading, values, runs: Sequence[ValueRun], base: ValueRun,
               energy: frozenset, keep, compared, notes, quick) -> Dict[str, Any]:
-    from tcpenergy import engine_version
+    from tcpenergy._version import engine_version
 
     base_value = base.value
     claims = []

@@ -594,10 +594,10 @@ def _window_drop_runs(ctx: Context) -> List[Dict[str, Any]]:
     ctx.used(S.DROPS)
     if ctx.traces is not None:
         return ctx.traces
-    import tcpenergy
+    from tcpenergy import api
 
     exp = next(e for e in S.experiments(ctx.quick) if e.name == S.DROPS)
-    base = tcpenergy.load_scenario(exp.base)
+    base = api.load_scenario(exp.base)
     df = ctx.sweep(S.DROPS)
     rtt0 = RTT_PROP
     rate = 2e6
@@ -605,7 +605,7 @@ def _window_drop_runs(ctx: Context) -> List[Dict[str, Any]]:
     for row in df.to_dict("records"):
         overrides = {k[len("label."):]: v for k, v in row.items()
                      if k.startswith("label.") and isinstance(v, str) and k != "label.rtt"}
-        record, trace = tcpenergy.run_traced(base, seed=int(row["seed"]), **overrides)
+        record, trace = api.run_traced(base, seed=int(row["seed"]), **overrides)
         episodes = []
         prev = None
         start = None

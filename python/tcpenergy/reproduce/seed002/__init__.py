@@ -206,14 +206,14 @@ def testbed_bursty_loss_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
 def congestion_trace(seed: int = 1):
     """The sender's traced cwnd in seed 002's Fig 8 setting (congestion, MTU 1500, 1 % loss, RTT
     10-20 ms, ECN-ELFN): the record and the trace frame, for the cwnd check of S002-C60."""
-    import tcpenergy
+    from tcpenergy import api
 
     low = CONGESTION_RTT_RANGES[0][0]
     scenario = congestion_base(CONGESTION_RTT_RANGES[0])
     for direction in ("forward", "reverse"):
         scenario["path"][direction]["delay"] = f"{low / 2}ms"
     scenario["path"]["mtu"] = 1500
-    return tcpenergy.run_traced(scenario, seed=seed, **{"tcp.variant": "ecn-elfn", LOSS_KEY: 0.01})
+    return api.run_traced(scenario, seed=seed, **{"tcp.variant": "ecn-elfn", LOSS_KEY: 0.01})
 
 
 # --------------------------------------------------------------------------------------------

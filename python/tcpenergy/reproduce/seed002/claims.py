@@ -51,7 +51,7 @@ class Data:
     def stat(self, metric: str, cond: str, mtu: int, loss: Optional[float], variant: str) -> Optional[C.Stat]:
         if metric not in self._cache:
             self._cache[metric] = S.over_rtt(self.frame, COLUMNS[metric]) if len(self.frame) else {}
-        settings = self._settings.get(C._group_key((cond, mtu, loss, variant)), frozenset())
+        settings = self._settings.get(C.group_key((cond, mtu, loss, variant)), frozenset())
         C.note(settings)  # counted even when none of its runs completed
         got = self._cache[metric].get((cond, mtu, loss, variant))
         if got is None:

@@ -109,7 +109,7 @@ def c26(runs, attempted, entry) -> Verdict:
 
 def c30(runs, attempted, entry) -> Verdict:
     """Multiple drops shrink Smooth TCP's window and threshold to 2 segments despite beta = 0.875."""
-    import tcpenergy
+    from tcpenergy import api
 
     scenario = {"name": "seed004-c30", "seed": 1, "stop_after": "600s",
                 "path": {"mtu": 1500, "forward": {"rate": "10Mbps", "delay": "10ms", "queue": 100,
@@ -117,7 +117,7 @@ def c30(runs, attempted, entry) -> Verdict:
                          "reverse": {"rate": "10Mbps", "delay": "10ms", "queue": 100}},
                 "tcp": {"variant": "smooth"}, "traffic": {"kind": "bulk", "bytes": "1MB"},
                 "energy": {"sender": "ideal-nic-0.3", "receiver": "ideal-nic-0.3"}}
-    _, trace = tcpenergy.run_traced(scenario)
+    _, trace = api.run_traced(scenario)
     mss = 1460
     low = int(trace["ssthresh_bytes"].min())
     ok = low <= 2 * mss
