@@ -14,6 +14,7 @@ from rich.console import Console
 from tcpenergy import api, devices
 from tcpenergy.capture import check_pcap_dir
 from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
+from tcpenergy.cli.progress import run_with_progress
 from tcpenergy.outputs import check_trace_path, write_trace
 from tcpenergy.report import profiles as profiles_report
 from tcpenergy.report import result as result_report
@@ -76,10 +77,14 @@ def run_command(
             if refusal:
                 where = f"{refusal['path']}: " if refusal["path"] else ""
                 typer.echo(f"warning: {where}{refusal['reason']}; running anyway (--force)", err=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", api.BeyondMachineWarning)
-            record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
-                                          pcap=pcap, pcap_option="--pcap", force=force)
+
+        def execute():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", api.BeyondMachineWarning)
+                return api.execute(loaded, seed, overrides, trace=trace is not None,
+                                   pcap=pcap, pcap_option="--pcap", force=force)
+
+        record, columns = run_with_progress(execute, f"running {scenario}")
     if trace is not None:
         import pandas as pd
 
