@@ -10,7 +10,7 @@ import typer
 
 from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
 from tcpenergy.reproduce import describe, known_papers, registry
-from tcpenergy.reproduce.common import DEFAULT_NETWORK, NETWORKS, PATH, TESTBED, recorded_network
+from tcpenergy.reproduce.networks import DEFAULT_NETWORK, NETWORKS, PATH, TESTBED, recorded_network
 
 
 def _known() -> str:

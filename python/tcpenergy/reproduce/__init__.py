@@ -32,15 +32,15 @@ def reproduce(paper: str, out_dir: Union[str, Path], quick: bool = False, jobs: 
     ``transform(exp)``; only the sweeps named in ``keep``; no report when False); the defaults run
     the reproduction as defined.
     """
-    from tcpenergy.reproduce import common, registry
+    from tcpenergy.reproduce import networks, registry
 
     module = registry.package(paper)
     facts = module.PAPER
     hooks: Dict[str, Any] = {"transform": transform, "keep": keep, "report": report}
     if facts.networks:
         if network is not None:
-            common.check_network(network)
-        hooks["network"] = common.choose_network(network, Path(out_dir))
+            networks.check_network(network)
+        hooks["network"] = networks.choose_network(network, Path(out_dir))
     elif network is not None:
         raise ValueError(f"{paper} has no network choice; it applies to {', '.join(registry.network_papers())}")
     if facts.parts:

@@ -20,10 +20,10 @@ import copy
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import common
+from tcpenergy.reproduce import common, networks
 from tcpenergy.reproduce.claims import paper_file
-from tcpenergy.reproduce.common import (FREEBSD43, PATH, TESTBED, Experiment, Outcome, Transform, random_phase,
-                                        table_section)
+from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
+from tcpenergy.reproduce.networks import PATH, TESTBED
 from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-000"
@@ -50,7 +50,7 @@ QUICK_REPETITIONS = 3
 DEVICE = "singh2002-toshiba-wavelan"  # the measured Toshiba sender, 18 W idle (seed 000 §5)
 
 # The impairment keys the sweeps vary, by their path-form names (on the testbed,
-# common.testbed_key gives the pipes' keys, and common.logical_columns maps the runs back).
+# networks.testbed_key gives the pipes' keys, and networks.logical_columns maps the runs back).
 LOSS_KEY = "path.forward.impairments.0.p"
 REORDER_KEYS = ("path.forward.impairments.0.fraction", "path.reverse.impairments.0.fraction")
 BASE_POWER_KEY = "energy.sender.platform.base_power_w"
@@ -110,7 +110,7 @@ def _testbed(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[
     """A seed-000 scenario on the testbed chain: FreeBSD 4.3 without limited transmit, as
     ``_scenario``; ``delay`` is Dummynet's delay on c -> d, the whole average RTT (the chain adds
     its own few milliseconds; docs/reproduce/seed-000.md)."""
-    return common.testbed_scenario(name, forward, reverse, delay=delay, mtu=mtu, device=DEVICE, sender=sender,
+    return networks.testbed_scenario(name, forward, reverse, delay=delay, mtu=mtu, device=DEVICE, sender=sender,
                                    radio_policy=radio_policy, rts_threshold=rts_threshold,
                                    tcp={"variant": "sack", "limited_transmit": False, **FREEBSD43})
 
@@ -214,7 +214,7 @@ def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
     """The first-stage sweeps (everything whose definition does not depend on results), on
     ``network``: the paper's tables and the what-if on the testbed chain (Table 1 once more with
     RTS/CTS on) or on the path; the cited experiments on a path either way."""
-    common.check_network(network)
+    networks.check_network(network)
     exps = _path_experiments(quick)
     if network == PATH:
         return exps
@@ -233,7 +233,7 @@ def _on_testbed(exps: Sequence[Experiment]) -> List[Experiment]:
         if exp.name in _CITED:
             out.append(exp)
             continue
-        tb = common.testbed_experiment(exp, bases[exp.name],
+        tb = networks.testbed_experiment(exp, bases[exp.name],
                                        exp.description.replace(_PATH_ONLY_OFF, "") + " (testbed chain)")
         out.append(tb)
         if exp.name == RANDOM:
@@ -291,8 +291,8 @@ def matched_experiment(forward_p: float, reverse_p: float, quick: bool = False, 
                               f"(forward {forward_p:.4f}, reverse {reverse_p:.4f}), MTU 1500",
                      _scenario("s000-bursty-matched-random", forward, reverse),
                      {"tcp.variant": list(VARIANTS), "rtt": list(RTTS)}, repetitions(quick))
-    if common.check_network(network) == TESTBED:
-        exp = common.testbed_experiment(exp, _testbed("s000-testbed-bursty-matched-random", forward, reverse),
+    if networks.check_network(network) == TESTBED:
+        exp = networks.testbed_experiment(exp, _testbed("s000-testbed-bursty-matched-random", forward, reverse),
                                         exp.description + " (testbed chain)")
     return exp
 
@@ -312,13 +312,13 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
     ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
-    ``common.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    ``networks.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
     runs (None: run them as defined); ``keep``: the sweeps to run (None: all; the loss-matched
     control runs only when kept); ``report=False``: judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
     from tcpenergy.reproduce.seed000 import claims as seed000_claims
 
-    network = common.choose_network(network, out_dir)
+    network = networks.choose_network(network, out_dir)
     exps = experiments(quick, network)
 
     def matched(runs) -> Experiment:  # its loss rates are measured in the bursty runs stored before it
@@ -336,7 +336,8 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
 
     return common.run_and_judge(PAPER_ID, exps, out_dir, quick=quick, jobs=jobs, progress=progress, log=log,
                                 transform=transform, keep=keep, report=report, evaluate=evaluate, claims=CLAIMS,
-                                write_report=report_files, network=network,
+                                write_report=report_files, prepare=lambda out: networks.record_network(out, network),
+                                view=networks.logical_columns,
                                 follow_ups=[common.FollowUp(MATCHED, matched)])
 
 

@@ -887,7 +887,7 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False,
              sender_profile: Optional[Mapping[str, Any]] = None, network: str = S.PATH) -> List[Dict[str, Any]]:
     """One claims.json record per entry, in the entries' order. ``runs``: every attempted run of the
     reproduction (failed and incomplete ones included), testbed columns mapped to the path-form names
-    (``common.logical_columns``); statistics use the complete runs only, and each record counts n
+    (``networks.logical_columns``); statistics use the complete runs only, and each record counts n
     complete / n run over the settings its claim used. ``sender_profile``: the profile table the
     random-loss runs' sender used (None: the named profile ``seed000.DEVICE``). ``network``: what the
     paper's tables ran on (RTS/CTS, S000-C42, is judged on the testbed only)."""

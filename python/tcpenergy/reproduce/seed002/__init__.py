@@ -25,10 +25,10 @@ import re
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tcpenergy.reproduce import common
+from tcpenergy.reproduce import common, networks
 from tcpenergy.reproduce.claims import paper_file
-from tcpenergy.reproduce.common import (FREEBSD43, PATH, TESTBED, Experiment, Outcome, Transform, random_phase,
-                                        table_section)
+from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
+from tcpenergy.reproduce.networks import PATH, TESTBED
 from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-002"
@@ -57,7 +57,7 @@ LEVEL = 0.95
 DEVICE = "singh2002-toshiba-wavelan"  # the same Toshiba laptops and WaveLAN cards as seed 000
 
 # Forward impairment 0 is always the RTT jitter; the condition's own impairments follow. Path-form
-# names (on the testbed common.testbed_key gives the pipes' keys; common.logical_columns maps back).
+# names (on the testbed networks.testbed_key gives the pipes' keys; networks.logical_columns maps back).
 JITTER_MAX_KEY = "path.forward.impairments.0.max"
 LOSS_KEY = "path.forward.impairments.1.p"
 REORDER_KEYS = ("path.forward.impairments.1.fraction", "path.reverse.impairments.0.fraction")
@@ -175,7 +175,7 @@ def _testbed(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[
     """A seed-002 scenario on the testbed chain: the pipe c -> d holds the range's low end as its
     delay (the whole RTT: the pipe c -> b has none) and the jitter, then the condition's impairments;
     the tcp section as ``_scenario``'s."""
-    return common.testbed_scenario(name, [jitter(rtt_range), *forward], reverse, delay=f"{rtt_range[0]}ms",
+    return networks.testbed_scenario(name, [jitter(rtt_range), *forward], reverse, delay=f"{rtt_range[0]}ms",
                                    device=DEVICE, stop_after=stop_after,
                                    tcp={"variant": "ecn-elfn", **FREEBSD43, **dict(tcp or {})})
 
@@ -227,7 +227,7 @@ def repetitions(quick: bool) -> int:
 def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
     """Every sweep: one per network condition (Table 3) and RTT range (Table 2), on ``network``
     (congestion on the path either way: it needs RED/ECN at router B)."""
-    common.check_network(network)
+    networks.check_network(network)
     exps = _path_experiments(quick)
     if network == PATH:
         return exps
@@ -246,7 +246,7 @@ def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
             base = testbed_random_loss_base(rtt_range)
         else:
             base = testbed_bursty_loss_base(rtt_range)
-        out.append(common.testbed_experiment(exp, base, exp.description + " (testbed chain)"))
+        out.append(networks.testbed_experiment(exp, base, exp.description + " (testbed chain)"))
     return out
 
 
@@ -496,12 +496,12 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
     ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
-    ``common.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    ``networks.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
     runs (None: run them as defined); ``keep``: the sweeps to run (None: all); ``report=False``:
     judge the claims without writing the report."""
     from tcpenergy.reproduce.seed002 import claims as seed002_claims
 
-    network = common.choose_network(network, out_dir)
+    network = networks.choose_network(network, out_dir)
 
     def report_files(runs, results, out, exps, quick: bool):
         return write_claims_report(runs, results, out, exps, quick=quick, network=network)
@@ -509,7 +509,8 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     return common.run_and_judge(PAPER_ID, experiments(quick, network), out_dir, quick=quick, jobs=jobs,
                                 progress=progress, log=log, transform=transform, keep=keep, report=report,
                                 evaluate=seed002_claims.evaluate, claims=CLAIMS, write_report=report_files,
-                                network=network)
+                                prepare=lambda out: networks.record_network(out, network),
+                                view=networks.logical_columns)
 
 
 def write_claims_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],
