@@ -8,19 +8,21 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Tuple
 
+from tcpenergy.report import metrics as catalogue
 from tcpenergy.reproduce import claims as C
 
 # Protocol names as claims.yaml writes them -> engine variant names.
 PROTOCOLS = {"reno": "reno", "newreno": "newreno", "sack": "sack", "tahoe": "tahoe"}
 DISPLAY = {"reno": "Reno", "newreno": "NewReno", "sack": "SACK", "tahoe": "Tahoe"}
 
-# Metric symbols of claims.yaml -> result column, unit for evidence, scale, higher is better.
+# Metric symbols of claims.yaml -> result column (the report's metric of that name), unit for
+# evidence, scale (the paper gives goodput in kbit/s).
 METRICS: Dict[str, Tuple[str, str, float]] = {
-    "E": ("energy.sender.per_bit_total_uj", "µJ/bit", 1.0),
-    "E_I": ("energy.sender.per_bit_idealized_uj", "µJ/bit", 1.0),
-    "tau": ("flow.goodput_bps", "kbit/s", 1e-3),
-    "Timeouts": ("flow.timeouts", "timeouts/run", 1.0),
-    "Retx": ("flow.retransmissions", "retransmissions/run", 1.0),
+    "E": (catalogue.E.column, "µJ/bit", 1.0),
+    "E_I": (catalogue.E_I.column, "µJ/bit", 1.0),
+    "tau": (catalogue.GOODPUT.column, "kbit/s", 1e-3),
+    "Timeouts": (catalogue.TIMEOUTS.column, "timeouts/run", 1.0),
+    "Retx": (catalogue.RETRANSMISSIONS.column, "retransmissions/run", 1.0),
 }
 
 
