@@ -23,10 +23,21 @@ from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
+from tcpenergy.reproduce.claims import paper_file
 from tcpenergy.reproduce.common import Experiment, Outcome, Transform, table_section
+from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-004"
 TITLE = "Reproduction of seed 004: TCP(alpha, beta) effort, goodput and energy-saving potential"
+
+PAPER = Paper(
+    id=PAPER_ID,
+    description=("Mamatas & Tsaoussidis: TCP(alpha, beta) effort, goodput, EEE, EP and "
+                 "Risk Index on a dumbbell"),
+    citation='L. Mamatas and V. Tsaoussidis, "Exploiting Energy-Saving Potential in Heterogeneous Networks"',
+)
+CLAIMS = paper_file(__name__, "claims.yaml")  # each claim's text and its source in the paper
+RULES = paper_file(__name__, "rules.yaml")  # the rules judging them (docs/reproduce/rules.md)
 
 SIM_PROTOCOLS = ("newreno", "responsive", "smooth")
 CALIBRATION_PROTOCOLS = ("newreno", "aggressive", "conservative")
@@ -188,11 +199,11 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
         log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
         keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report."""
-    from tcpenergy.reproduce import seed004_claims
+    from tcpenergy.reproduce.seed004 import claims as seed004_claims
 
     return common.run_and_judge(PAPER_ID, experiments(quick), out_dir, quick=quick, jobs=jobs, progress=progress,
                                 log=log, transform=transform, keep=keep, report=report, add_metrics=add_metrics,
-                                evaluate=seed004_claims.evaluate, claims_file="claims_s004.yaml",
+                                evaluate=seed004_claims.evaluate, claims=CLAIMS,
                                 write_report=write_report)
 
 
@@ -246,8 +257,8 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
                         (PER_SWEEP, "§5.3.1/§5.3.4 (x: PER)"), (HANDOFF, "§5.3.2 handoffs (x: flows)"),
                         (DECREASE, "§5.3.3 contention decrease (x: initial flows)")):
         sections.append(table_section(header, group_rows(runs, group), f"{what}: mean over seeds.", what))
-    intro = (f"Every claim of {claims_mod.CITATIONS[PAPER_ID]} that the project lists (text and source shipped with "
-             "the package). Rules are in each evidence text, in data/rules_s004.yaml and docs/reproduce/seed-004.md; "
+    intro = (f"Every claim of {PAPER.citation} that the project lists (text and source shipped with "
+             "the package). Rules are in each evidence text, in rules.yaml and docs/reproduce/seed-004.md; "
              "the same list is in claims.json.")
     sections.append(claims_mod.checklist_section(results, intro))
     frame = runs[runs["s004.group"] == PER_SWEEP]

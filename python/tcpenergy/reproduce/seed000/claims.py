@@ -1,5 +1,5 @@
 """The seed-000 claims that need code (fits, traces, what-ifs, counts over runs); the orderings of
-Table 4 and the text are rules in data/rules_s000.yaml, judged by tcpenergy.reproduce.rules.
+Table 4 and the text are rules in rules.yaml, judged by tcpenergy.reproduce.rules.
 
 Every evaluator reads numbers from the complete runs and applies the rules of claims.py. The paper
 derived its rank orderings "based on a comparison of the mean values" (Table 4), so orderings here
@@ -19,7 +19,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed000 as S
-from tcpenergy.reproduce.claims import DISPLAY, Stat, Verdict
+from tcpenergy.reproduce.seed000 import RULES
+from tcpenergy.reproduce.claims import Stat, Verdict
+from tcpenergy.reproduce.seed000 import chains as K
+from tcpenergy.reproduce.seed000.chains import DISPLAY
 
 RTT_COL = "label.rtt"
 VARIANT_COL = "tcp.variant"
@@ -28,7 +31,7 @@ LOSS_COL = S.LOSS_KEY
 FRACTION_COL = "path.forward.impairments.0.fraction"
 POWER_COL = "label." + S.BASE_POWER_KEY  # inline profiles are stored by name, so use the axis label
 DROPPED_COL = "path.forward.dropped_channel"
-COL = {k: v[0] for k, v in C.METRICS.items()}
+COL = {k: v[0] for k, v in K.METRICS.items()}
 BASIS = C.MEANS  # the paper compared mean values (Table 4)
 QUICK_NOTE = " (quick mode: 3 seeds per setting, wide intervals)"
 
@@ -37,20 +40,20 @@ def _rel(a: Stat, op: str, b: Stat) -> bool:
     return C.relation_holds(a, op, b, BASIS)
 
 
-def _chain(chain: "C.Chain", st: Mapping[str, Stat]):
-    return C.check_chain(chain, st, BASIS)
+def _chain(chain: K.Chain, st: Mapping[str, Stat]):
+    return K.check_chain(chain, st, BASIS)
 
 
 def _order(st: Mapping[str, Stat], higher: bool = False) -> str:
-    return C.order_text(st, higher, BASIS)
+    return K.order_text(st, higher, BASIS)
 
 
 def _found(a: Stat, b: Stat) -> str:
     return C.found_relation(a, b, BASIS)
 
 
-def _chain_found(chain: "C.Chain", st: Mapping[str, Stat]) -> str:
-    return C.chain_found_text(chain, st, BASIS)
+def _chain_found(chain: K.Chain, st: Mapping[str, Stat]) -> str:
+    return K.chain_found_text(chain, st, BASIS)
 
 
 def _tie(a: Stat, b: Stat) -> bool:
@@ -263,8 +266,8 @@ def _rel_cells(ctx: Context, metric: str, cells: Sequence[Tuple[int, float]],
         st = ctx.random_cell(metric, mtu, loss)
         good, results = _check_pairs(st, pairs, basis)
         ok &= good
-        parts.append(f"{_cell_name(mtu, loss)}: found {C.order_text(st, metric == 'tau', basis)} "
-                     f"({C.stats_text(st, metric)}; {', '.join(results)})")
+        parts.append(f"{_cell_name(mtu, loss)}: found {K.order_text(st, metric == 'tau', basis)} "
+                     f"({K.stats_text(st, metric)}; {', '.join(results)})")
     return ok, parts
 
 
@@ -285,8 +288,8 @@ def c08(ctx: Context, entry) -> Verdict:
             for (_, a, ra), (_, b, rb) in zip(pts, pts[1:]):
                 if _rel(a, wrong, b):
                     bad.append(f"{metric} {DISPLAY[key[0]]} {_cell_name(key[2], key[1])}: {ra} -> {rb} "
-                               f"goes the wrong way ({a.text(C.METRICS[metric][2])} vs "
-                               f"{b.text(C.METRICS[metric][2])})")
+                               f"goes the wrong way ({a.text(K.METRICS[metric][2])} vs "
+                               f"{b.text(K.METRICS[metric][2])})")
             first, last = pts[0][1], pts[-1][1]
             if not _rel(last, ">" if rising else "<", first):
                 bad.append(f"{metric} {DISPLAY[key[0]]} {_cell_name(key[2], key[1])}: "
@@ -357,11 +360,11 @@ def _table4_cell(entry) -> Tuple[int, float]:
     return int(nums["mtu_bytes"]), float(nums["loss_rate"])
 
 
-def _table4_entry(ctx: Context, metric: str, mtu: int, loss: float) -> Optional[C.Chain]:
+def _table4_entry(ctx: Context, metric: str, mtu: int, loss: float) -> Optional[K.Chain]:
     for e in ctx.claims:
         if str(e.get("where", "")).startswith("Table 4"):
             try:
-                chain = C.parse_chain(e["claim"])
+                chain = K.parse_chain(e["claim"])
                 if chain.metric == metric and _table4_cell(e) == (mtu, loss):
                     return chain
             except (ValueError, KeyError):
@@ -369,7 +372,7 @@ def _table4_entry(ctx: Context, metric: str, mtu: int, loss: float) -> Optional[
     return None
 
 
-def _leading_tie(chain: Optional[C.Chain]) -> set:
+def _leading_tie(chain: Optional[K.Chain]) -> set:
     """The protocols tied for best in a Table 4 chain written best first (e.g. S ~= N > R -> {S, N})."""
     if chain is None:
         return set()
@@ -541,7 +544,7 @@ def c39(ctx: Context, entry) -> Verdict:
     ok = sack_total == 0 and _rel(st["reno"], ">", st["newreno"]) and st["newreno"].mean > 0
     ev = (f"All reordering runs ({len(df)}){ctx.reps_note()}: timeouts in total " +
           ", ".join(f"{DISPLAY[v]} {totals[v]}" for v in S.VARIANTS) +
-          f"; per run (mean over RTTs and cells [90 % CI]) {C.stats_text(st, 'Timeouts')}. Rule: SACK total "
+          f"; per run (mean over RTTs and cells [90 % CI]) {K.stats_text(st, 'Timeouts')}. Rule: SACK total "
           "is 0, Reno > NewReno with disjoint CIs, NewReno mean > 0.")
     return C.verdict(ok, ev, "Reordering causes (almost) no timeouts for any variant in our runs: it "
                      "raises spurious fast retransmits instead, which halve the window without a timeout (see "
@@ -591,10 +594,10 @@ def _window_drop_runs(ctx: Context) -> List[Dict[str, Any]]:
     ctx.used(S.DROPS)
     if ctx.traces is not None:
         return ctx.traces
-    import tcpenergy
+    from tcpenergy import api
 
     exp = next(e for e in S.experiments(ctx.quick) if e.name == S.DROPS)
-    base = tcpenergy.load_scenario(exp.base)
+    base = api.load_scenario(exp.base)
     df = ctx.sweep(S.DROPS)
     rtt0 = RTT_PROP
     rate = 2e6
@@ -602,7 +605,7 @@ def _window_drop_runs(ctx: Context) -> List[Dict[str, Any]]:
     for row in df.to_dict("records"):
         overrides = {k[len("label."):]: v for k, v in row.items()
                      if k.startswith("label.") and isinstance(v, str) and k != "label.rtt"}
-        record, trace = tcpenergy.run_traced(base, seed=int(row["seed"]), **overrides)
+        record, trace = api.run_traced(base, seed=int(row["seed"]), **overrides)
         episodes = []
         prev = None
         start = None
@@ -857,8 +860,8 @@ def c47(ctx, entry):
                           "one variant built on NewReno-style recovery).")
 
 
-# The claims judged by code (rules_s000.yaml marks them `code: true`): fits, traces, what-ifs,
-# counts over runs; every other claim is a rule in data/rules_s000.yaml.
+# The claims judged by code (rules.yaml marks them `code: true`): fits, traces, what-ifs,
+# counts over runs; every other claim is a rule in rules.yaml.
 EVALUATORS: Dict[str, Callable[[Context, Mapping[str, Any]], Verdict]] = {
     "S000-C01": c01, "S000-C02": c02, "S000-C03": c03, "S000-C08": c08, "S000-C09": c09, "S000-C10": c10,
     "S000-C29": c29, "S000-C30": c30, "S000-C31": c31, "S000-C35": c35, "S000-C39": c39, "S000-C41": c41,
@@ -884,7 +887,7 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False,
              sender_profile: Optional[Mapping[str, Any]] = None, network: str = S.PATH) -> List[Dict[str, Any]]:
     """One claims.json record per entry, in the entries' order. ``runs``: every attempted run of the
     reproduction (failed and incomplete ones included), testbed columns mapped to the path-form names
-    (``common.logical_columns``); statistics use the complete runs only, and each record counts n
+    (``networks.logical_columns``); statistics use the complete runs only, and each record counts n
     complete / n run over the settings its claim used. ``sender_profile``: the profile table the
     random-loss runs' sender used (None: the named profile ``seed000.DEVICE``). ``network``: what the
     paper's tables ran on (RTS/CTS, S000-C42, is judged on the testbed only)."""
@@ -894,7 +897,7 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False,
     ctx = Context(runs=C.usable_runs(attempted), claims=list(entries), quick=quick, attempted=attempted,
                   sender_profile=sender_profile, network=network)
     code = {cid: (lambda entry, fn=fn: _one(ctx, entry, fn)) for cid, fn in EVALUATORS.items()}
-    return rules.evaluate(runs, entries, "rules_s000.yaml", code, quick, quick_note=QUICK_NOTE)
+    return rules.evaluate(runs, entries, RULES, code, quick, quick_note=QUICK_NOTE)
 
 
 def _one(ctx: Context, entry: Mapping[str, Any], fn: Callable[[Context, Mapping[str, Any]], Verdict]) -> Verdict:

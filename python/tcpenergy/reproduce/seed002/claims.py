@@ -1,5 +1,5 @@
 """The S002 claims that need code (counts, fits, crossovers, the cwnd trace); the orderings and ratios
-are rules in data/rules_s002.yaml, judged by tcpenergy.reproduce.rules.
+are rules in rules.yaml, judged by tcpenergy.reproduce.rules.
 
 Statistics: per condition x MTU (x loss) x variant, per seed the mean over the RTT ranges, then the
 mean over seeds with a 95 % Student-t interval (``seed002.over_rtt``), complete runs only; per-range
@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed002 as S
+from tcpenergy.reproduce.seed002 import RULES
 
 RATIO_TOL = 0.25  # relative tolerance on the paper's ratios ("~= 2.5x", "10-25 %")
 MUCH = 3.0  # ">>": at least this factor
@@ -50,7 +51,7 @@ class Data:
     def stat(self, metric: str, cond: str, mtu: int, loss: Optional[float], variant: str) -> Optional[C.Stat]:
         if metric not in self._cache:
             self._cache[metric] = S.over_rtt(self.frame, COLUMNS[metric]) if len(self.frame) else {}
-        settings = self._settings.get(C._group_key((cond, mtu, loss, variant)), frozenset())
+        settings = self._settings.get(C.group_key((cond, mtu, loss, variant)), frozenset())
         C.note(settings)  # counted even when none of its runs completed
         got = self._cache[metric].get((cond, mtu, loss, variant))
         if got is None:
@@ -498,7 +499,7 @@ def c61(d):
                          "than at 15 ms, disjoint 95 % intervals", "E_I or retransmissions do not grow with RTT.")
 
 
-# The claims judged by code (rules_s002.yaml marks them `code: true`).
+# The claims judged by code (rules.yaml marks them `code: true`).
 EVALUATORS: Dict[str, Callable[[Data], C.Verdict]] = {
     "S002-C01": c01, "S002-C02": c02, "S002-C05": c05, "S002-C06": c06, "S002-C07": c07, "S002-C22": c22,
     "S002-C23": c23, "S002-C24": c24, "S002-C25": c25, "S002-C29": _table5(512, 0.01),
@@ -524,7 +525,7 @@ ENERGY_CLAIMS = frozenset({
 
 
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) -> List[Dict[str, Any]]:
-    """One claims.json record per entry, judged by its rule in data/rules_s002.yaml (the claims marked
+    """One claims.json record per entry, judged by its rule in rules.yaml (the claims marked
     ``code: true`` by EVALUATORS). ``runs``: every attempted run (failed and incomplete included);
     statistics use the complete runs, each record counts n complete / n run."""
     from tcpenergy.reproduce import rules
@@ -533,7 +534,7 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) ->
     attempted = C.mark_settings(annotated)
     d = Data(C.usable_runs(attempted), attempted)
     code = {cid: (lambda entry, fn=fn: _one(d, fn)) for cid, fn in EVALUATORS.items()}
-    return rules.evaluate(annotated, entries, "rules_s002.yaml", code, quick)
+    return rules.evaluate(annotated, entries, RULES, code, quick)
 
 
 def _one(d: Data, fn: Callable[[Data], C.Verdict]) -> C.Verdict:

@@ -1,6 +1,6 @@
-"""The `reproduce` command of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+"""The `reproduce` command of the tcpenergy CLI (registered on `tcpenergy.cli.common.app`)."""
 
-# No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
+# No `from __future__ import annotations`: typer reads these annotations at run time (see common.py).
 # The reproductions import pandas, DuckDB and matplotlib inside the command, so other commands start fast.
 
 from pathlib import Path
@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
-from tcpenergy.reproduce import PARTS, describe, known_papers
-from tcpenergy.reproduce.common import DEFAULT_NETWORK, NETWORK_PAPERS, NETWORKS, PATH, TESTBED, recorded_network
+from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
+from tcpenergy.reproduce import describe, known_papers, registry
+from tcpenergy.reproduce.networks import DEFAULT_NETWORK, NETWORKS, PATH, TESTBED, recorded_network
 
 
 def _known() -> str:
@@ -53,36 +53,38 @@ def reproduce_command(
     KEY, the reproduction is run once per value of that profile figure instead.
     """
     if paper not in known_papers():
-        _fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
-    if paper in PARTS:
-        built, unbuilt = PARTS[paper]
+        fail(f"unknown paper {paper!r}; known papers: {_known()}", EXIT_USAGE)
+    facts = registry.paper(paper)
+    network_papers = registry.network_papers()
+    if facts.parts:
+        built, unbuilt = facts.parts, facts.unbuilt_parts
         if part is not None and part not in built:
             why = (f"the {part} part {unbuilt[part]}" if part in unbuilt else f"unknown part {part!r}")
-            _fail(f"{paper} --part {part}: {why}. Available parts: {', '.join(built)}", EXIT_USAGE)
+            fail(f"{paper} --part {part}: {why}. Available parts: {', '.join(built)}", EXIT_USAGE)
     elif part is not None:
-        _fail(f"{paper} has no parts; drop --part", EXIT_USAGE)
+        fail(f"{paper} has no parts; drop --part", EXIT_USAGE)
     if jobs is not None and jobs < 1:
-        _fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
+        fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
     if out.exists() and not out.is_dir():
-        _fail(f"--out: {out} exists and is not a directory", EXIT_USAGE)
+        fail(f"--out: {out} exists and is not a directory", EXIT_USAGE)
     if values is not None and sensitivity is None:
-        _fail("--values needs --sensitivity KEY (the profile figure the values are for)", EXIT_USAGE)
+        fail("--values needs --sensitivity KEY (the profile figure the values are for)", EXIT_USAGE)
     if network is not None and network not in NETWORKS:
-        _fail(f"--network must be one of {', '.join(NETWORKS)}, got {network!r}", EXIT_USAGE)
-    if network is not None and paper not in NETWORK_PAPERS:
-        _fail(f"{paper} has no --network; it applies to {', '.join(NETWORK_PAPERS)}", EXIT_USAGE)
+        fail(f"--network must be one of {', '.join(NETWORKS)}, got {network!r}", EXIT_USAGE)
+    if network is not None and paper not in network_papers:
+        fail(f"{paper} has no --network; it applies to {', '.join(network_papers)}", EXIT_USAGE)
     if sensitivity is not None:
         # The profile sweep sets the single-path form's sender and receiver profiles, and rewrites
         # OUT's report from a path reproduction: neither fits a testbed reproduction.
-        if paper in NETWORK_PAPERS and network == TESTBED:
-            _fail("--sensitivity runs on the path network only; drop --network testbed", EXIT_USAGE)
-        if paper in NETWORK_PAPERS and recorded_network(out) == TESTBED:
-            _fail(f"--sensitivity runs on the path network only, and {out} holds a testbed reproduction; "
+        if paper in network_papers and network == TESTBED:
+            fail("--sensitivity runs on the path network only; drop --network testbed", EXIT_USAGE)
+        if paper in network_papers and recorded_network(out) == TESTBED:
+            fail(f"--sensitivity runs on the path network only, and {out} holds a testbed reproduction; "
                   "use another --out", EXIT_USAGE)
         _sensitivity(paper, out, sensitivity, values, quick, jobs, part)
         return
 
-    with _reporting_errors():
+    with reporting_errors():
         try:
             outcome = _reproduce(paper, out, quick, jobs, part, network)
         except KeyboardInterrupt:
@@ -114,7 +116,7 @@ def _reproduce(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Op
     def log(message: str) -> None:
         typer.echo(message, err=True)
 
-    if paper not in NETWORK_PAPERS:
+    if not registry.paper(paper).networks:
         return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part, log=log)
     chosen = network or recorded_network(out) or DEFAULT_NETWORK
     log(f"network: {chosen}" + ("" if chosen == PATH else " (802.11b chain a-b-c-d, Dummynet at c)"))
@@ -136,12 +138,12 @@ def _sensitivity(paper: str, out: Path, key: str, values: Optional[str], quick: 
         sens.knob(key)
         chosen = sens.parse_values(values) if values is not None else None
     except ValueError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    with _reporting_errors():
+        fail(str(exc), EXIT_USAGE)
+    with reporting_errors():
         try:
             sens.plan(paper, key, chosen, quick)  # the engine checks every value's profile first
         except (KeyError, ValueError) as exc:
-            _fail(f"--sensitivity {key}: {exc}", EXIT_USAGE)
+            fail(f"--sensitivity {key}: {exc}", EXIT_USAGE)
         try:
             result = sens.run_sensitivity(paper, out, key, chosen, quick=quick, jobs=jobs, progress=True,
                                           part=part, log=lambda message: typer.echo(message, err=True))

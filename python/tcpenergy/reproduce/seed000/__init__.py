@@ -17,17 +17,27 @@ scenarios/singh2002-*.toml (which are not shipped in the wheel, so they are buil
 from __future__ import annotations
 
 import copy
-import time
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, PATH, TESTBED, Experiment, Outcome, Transform, incomplete_count,
-                                        kept, left_out, load_runs, output_layout, random_phase, run_experiments,
-                                        select_runs, table_section)
+from tcpenergy.reproduce import common, networks
+from tcpenergy.reproduce.claims import paper_file
+from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
+from tcpenergy.reproduce.networks import PATH, TESTBED
+from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-000"
 TITLE = "Reproduction of seed 000: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain"
+
+PAPER = Paper(
+    id=PAPER_ID,
+    description="Singh & Singh: energy of TCP Reno, NewReno and SACK over a 3-hop wireless chain",
+    citation=('H. Singh and S. Singh, "Energy Consumption of TCP Reno, Newreno, and SACK in Multi-Hop '
+              'Wireless Networks"'),
+    networks=True,
+)
+CLAIMS = paper_file(__name__, "claims.yaml")  # each claim's text and its source in the paper
+RULES = paper_file(__name__, "rules.yaml")  # the rules judging them (docs/reproduce/rules.md)
 
 VARIANTS = ("reno", "newreno", "sack")
 VARIANT_NAMES = {"reno": "Reno", "newreno": "NewReno", "sack": "SACK"}
@@ -40,7 +50,7 @@ QUICK_REPETITIONS = 3
 DEVICE = "singh2002-toshiba-wavelan"  # the measured Toshiba sender, 18 W idle (seed 000 §5)
 
 # The impairment keys the sweeps vary, by their path-form names (on the testbed,
-# common.testbed_key gives the pipes' keys, and common.logical_columns maps the runs back).
+# networks.testbed_key gives the pipes' keys, and networks.logical_columns maps the runs back).
 LOSS_KEY = "path.forward.impairments.0.p"
 REORDER_KEYS = ("path.forward.impairments.0.fraction", "path.reverse.impairments.0.fraction")
 BASE_POWER_KEY = "energy.sender.platform.base_power_w"
@@ -100,7 +110,7 @@ def _testbed(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[
     """A seed-000 scenario on the testbed chain: FreeBSD 4.3 without limited transmit, as
     ``_scenario``; ``delay`` is Dummynet's delay on c -> d, the whole average RTT (the chain adds
     its own few milliseconds; docs/reproduce/seed-000.md)."""
-    return common.testbed_scenario(name, forward, reverse, delay=delay, mtu=mtu, device=DEVICE, sender=sender,
+    return networks.testbed_scenario(name, forward, reverse, delay=delay, mtu=mtu, device=DEVICE, sender=sender,
                                    radio_policy=radio_policy, rts_threshold=rts_threshold,
                                    tcp={"variant": "sack", "limited_transmit": False, **FREEBSD43})
 
@@ -204,7 +214,7 @@ def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
     """The first-stage sweeps (everything whose definition does not depend on results), on
     ``network``: the paper's tables and the what-if on the testbed chain (Table 1 once more with
     RTS/CTS on) or on the path; the cited experiments on a path either way."""
-    common.check_network(network)
+    networks.check_network(network)
     exps = _path_experiments(quick)
     if network == PATH:
         return exps
@@ -223,7 +233,7 @@ def _on_testbed(exps: Sequence[Experiment]) -> List[Experiment]:
         if exp.name in _CITED:
             out.append(exp)
             continue
-        tb = common.testbed_experiment(exp, bases[exp.name],
+        tb = networks.testbed_experiment(exp, bases[exp.name],
                                        exp.description.replace(_PATH_ONLY_OFF, "") + " (testbed chain)")
         out.append(tb)
         if exp.name == RANDOM:
@@ -281,8 +291,8 @@ def matched_experiment(forward_p: float, reverse_p: float, quick: bool = False, 
                               f"(forward {forward_p:.4f}, reverse {reverse_p:.4f}), MTU 1500",
                      _scenario("s000-bursty-matched-random", forward, reverse),
                      {"tcp.variant": list(VARIANTS), "rtt": list(RTTS)}, repetitions(quick))
-    if common.check_network(network) == TESTBED:
-        exp = common.testbed_experiment(exp, _testbed("s000-testbed-bursty-matched-random", forward, reverse),
+    if networks.check_network(network) == TESTBED:
+        exp = networks.testbed_experiment(exp, _testbed("s000-testbed-bursty-matched-random", forward, reverse),
                                         exp.description + " (testbed chain)")
     return exp
 
@@ -302,45 +312,33 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
     ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
-    ``common.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    ``networks.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
     runs (None: run them as defined); ``keep``: the sweeps to run (None: all; the loss-matched
     control runs only when kept); ``report=False``: judge the claims without writing the report."""
     from tcpenergy.reproduce import claims as claims_mod
-    from tcpenergy.reproduce import seed000_claims
+    from tcpenergy.reproduce.seed000 import claims as seed000_claims
 
-    started = time.perf_counter()
-    network = common.check_network(network or common.recorded_network(out_dir) or common.DEFAULT_NETWORK)
-    out_dir, sweeps_dir, store_path = output_layout(out_dir)
-    common.record_network(out_dir, network)
-
+    network = networks.choose_network(network, out_dir)
     exps = experiments(quick, network)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
-    skipped = left_out(exps, keep)
 
-    if kept(MATCHED, keep):  # its loss rates are measured in the bursty runs just stored
-        frame = common.logical_columns(load_runs(store_path))
-        first = claims_mod.usable_runs(select_runs(frame, exps))
-        fwd, rev = seed000_claims.measured_burst_loss(first)
-        matched = matched_experiment(fwd, rev, quick, network)
-        failed += run_experiments([matched], sweeps_dir, store_path, jobs, progress, log, write_experiment,
-                                  transform)
-        exps.append(matched)
-    else:
-        skipped.append(MATCHED)
+    def matched(runs) -> Experiment:  # its loss rates are measured in the bursty runs stored before it
+        fwd, rev = seed000_claims.measured_burst_loss(claims_mod.usable_runs(runs))
+        return matched_experiment(fwd, rev, quick, network)
 
-    frame = common.logical_columns(load_runs(store_path))
-    runs = select_runs(frame, exps)
-    # C01 compares a fitted slope with the idle power of the profile the random-loss runs used.
-    random_exp = next(e for e in exps if e.name == RANDOM)
-    sender = common.node_profile((transform(random_exp) if transform else random_exp).base, "sender")
-    # The claims count n complete / n run, so they see every attempted run (failed ones included).
-    results = seed000_claims.evaluate(select_runs(frame, exps, all_runs=True), claims_mod.load_claims(),
-                                      quick=quick, sender_profile=sender, network=network)
-    claims_mod.write_claims_json(results, out_dir / "claims.json")
-    tally = claims_mod.tally(results)
-    files = write_report(runs, results, out_dir, exps, quick=quick, network=network) if report else []
-    wall = time.perf_counter() - started
-    return Outcome(out_dir, results, tally, len(runs), wall, files, failed, incomplete_count(runs), skipped)
+    def evaluate(runs, entries, quick: bool):
+        # C01 compares a fitted slope with the idle power of the profile the random-loss runs used.
+        random_exp = next(e for e in exps if e.name == RANDOM)
+        sender = common.node_profile((transform(random_exp) if transform else random_exp).base, "sender")
+        return seed000_claims.evaluate(runs, entries, quick=quick, sender_profile=sender, network=network)
+
+    def report_files(runs, results, out, run_exps, quick: bool):
+        return write_report(runs, results, out, run_exps, quick=quick, network=network)
+
+    return common.run_and_judge(PAPER_ID, exps, out_dir, quick=quick, jobs=jobs, progress=progress, log=log,
+                                transform=transform, keep=keep, report=report, evaluate=evaluate, claims=CLAIMS,
+                                write_report=report_files, prepare=lambda out: networks.record_network(out, network),
+                                view=networks.logical_columns,
+                                follow_ups=[common.FollowUp(MATCHED, matched)])
 
 
 # --------------------------------------------------------------------------------------------
@@ -470,7 +468,7 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
     from tcpenergy.report.layout import Layout
     from tcpenergy.reproduce import claims as claims_mod
 
-    intro = (f"Every claim of {claims_mod.CITATIONS[PAPER_ID]} that the project lists (text and source shipped with the "
+    intro = (f"Every claim of {PAPER.citation} that the project lists (text and source shipped with the "
              "package), judged from the complete runs by an explicit rule (stated in each evidence text and "
              "in docs/reproduce/seed-000.md). The paper built its rank orderings from mean values, so "
              "orderings compare each variant's mean over the RTT sweep within a cell: '~=' holds when the "

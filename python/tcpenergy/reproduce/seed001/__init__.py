@@ -15,10 +15,21 @@ from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
+from tcpenergy.reproduce.claims import paper_file
 from tcpenergy.reproduce.common import Experiment, Outcome, Transform, table_section
+from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-001"
 TITLE = "Reproduction of seed 001: E2TCP against Tahoe, Reno and NewReno on one bursty 1 Mbit/s hop"
+
+PAPER = Paper(
+    id=PAPER_ID,
+    description=("Donckers, Havinga, Smit & Smit: E2TCP against Tahoe, Reno and NewReno "
+                 "on one bursty wireless hop"),
+    citation='Donckers, Havinga, Smit, Smit, "Energy Efficient TCP"',
+)
+CLAIMS = paper_file(__name__, "claims.yaml")  # each claim's text and its source in the paper
+RULES = paper_file(__name__, "rules.yaml")  # the rules judging them (docs/reproduce/rules.md)
 
 DEVICE = "donckers2002-wavelan-modem"
 GOOD_PER, BAD_PER = 0.0005, 0.8                 # §3.2: 0.05 % and 80 % packet error rates
@@ -186,11 +197,11 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
         log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
         keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report."""
-    from tcpenergy.reproduce import seed001_claims
+    from tcpenergy.reproduce.seed001 import claims as seed001_claims
 
     return common.run_and_judge(PAPER_ID, experiments(quick), out_dir, quick=quick, jobs=jobs, progress=progress,
                                 log=log, transform=transform, keep=keep, report=report, add_metrics=add_metrics,
-                                evaluate=seed001_claims.evaluate, claims_file="claims_s001.yaml", write_report=write_report)
+                                evaluate=seed001_claims.evaluate, claims=CLAIMS, write_report=write_report)
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,7 +273,7 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
                 sections.append(table_section(["good state (s)", *PROTOCOLS], _figure_rows(runs, f"s001-overhead-{sc}", metric),
                                               f"Scenario {sc.upper()}: {what} by good-state length (best channel first), "
                                               "mean over seeds.", f"Scenario {sc.upper()}: {what}"))
-    intro = (f"Every claim of {claims_mod.CITATIONS[PAPER_ID]} that the project lists (text and source shipped with "
+    intro = (f"Every claim of {PAPER.citation} that the project lists (text and source shipped with "
              "the package). Rules are in each evidence text and in docs/reproduce/seed-001.md; the same list is in "
              "claims.json.")
     sections.append(claims_mod.checklist_section(results, intro))

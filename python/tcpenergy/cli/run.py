@@ -1,92 +1,32 @@
-"""The `tcpenergy` command line: run, validate, profiles."""
+"""The run, validate and profiles commands of the `tcpenergy` command line."""
 
 # No `from __future__ import annotations` here: typer reads these annotations at run time, and
 # older typer releases (the newest on Python 3.9) cannot resolve them from strings.
 
-import sys
 import warnings
-from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Iterator, List, NoReturn, Optional
+from typing import Annotated, List, Optional
 
 import typer
 from rich.console import Console
 
 from tcpenergy import api, devices
-from tcpenergy._version import __version__, engine_version
 from tcpenergy.capture import check_pcap_dir, describe_written
-from tcpenergy.exceptions import EngineError, ScenarioError, TcpEnergyError
-from tcpenergy.experiments.errors import ExecutorError, StoreError, SweepSpecError
-from tcpenergy.outputs import OutputPathError, check_trace_path, write_trace
+from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
+from tcpenergy.cli.progress import run_with_progress
+from tcpenergy.outputs import check_trace_path, write_trace
 from tcpenergy.report import profiles as profiles_report
 from tcpenergy.report import result as result_report
 from tcpenergy.report import scenario as scenario_report
 from tcpenergy.scenario import check_overrides, parse_assignment
 from tcpenergy.scenario import validate as validate_scenario
 
-# Exit statuses: bad input (scenario, options, paths) vs. a failure while running.
-EXIT_USAGE = 2
-EXIT_FAILURE = 1
-
-app = typer.Typer(
-    name="tcpenergy",
-    help="Energy cost of TCP variants over impaired wireless paths.",
-    add_completion=False,
-    no_args_is_help=True,
-    # User errors are caught and printed as one line; anything else is a bug: plain traceback.
-    pretty_exceptions_enable=False,
-)
-
 
 class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
-
-
-def _fail(message: str, status: int) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(status)
-
-
-def _describe(exc: ScenarioError) -> str:
-    path = getattr(exc, "path", "") or ""
-    message = getattr(exc, "message", None) or str(exc)
-    return f"{path}: {message}" if path else message
-
-
-@contextmanager
-def _reporting_errors() -> Iterator[None]:
-    """Turn the errors a user can cause into one line on stderr and an exit status."""
-    try:
-        yield
-    except ScenarioError as exc:
-        _fail(_describe(exc), EXIT_USAGE)
-    except (OutputPathError, SweepSpecError, StoreError, ExecutorError) as exc:
-        _fail(str(exc), EXIT_USAGE)
-    except EngineError as exc:
-        _fail(f"engine failure: {exc} (this is a bug; please report it with the scenario and seed)",
-              EXIT_FAILURE)
-    except TcpEnergyError as exc:
-        _fail(str(exc), EXIT_FAILURE)
-
-
-def _show_version(value: bool) -> None:
-    if value:
-        typer.echo(f"tcpenergy {__version__} (engine {engine_version()})")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_show_version, is_eager=True,
-                     help="Print the package and engine versions and exit."),
-    ] = False,
-) -> None:
-    """Simulate TCP transfers over impaired wireless paths and account the energy they cost."""
 
 
 SetOption = Annotated[
@@ -124,7 +64,7 @@ def run_command(
     ] = False,
 ) -> None:
     """Run one scenario and print its result."""
-    with _reporting_errors():
+    with reporting_errors():
         if trace is not None:
             check_trace_path(trace)
         if pcap is not None:
@@ -135,15 +75,19 @@ def run_command(
         notes: List[str] = []
         if force:
             # Say so before a run that may take long; the API's own warning would come after.
-            refusal = api._estimate(loaded, overrides, trace is not None, pcap is not None)["refusal"]
+            refusal = api.estimate_overrides(loaded, overrides, trace is not None, pcap is not None)["refusal"]
             if refusal:
                 where = f"{refusal['path']}: " if refusal["path"] else ""
                 typer.echo(f"warning: {where}{refusal['reason']}; running anyway (--force)", err=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", api.BeyondMachineWarning)
-            record, columns = api.execute(loaded, seed, overrides, trace=trace is not None,
-                                          pcap=pcap, pcap_option="--pcap", force=force,
-                                          on_pcap=lambda written: notes.extend(describe_written(pcap, written)))
+
+        def execute():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", api.BeyondMachineWarning)
+                return api.execute(loaded, seed, overrides, trace=trace is not None,
+                                   pcap=pcap, pcap_option="--pcap", force=force,
+                                   on_pcap=lambda written: notes.extend(describe_written(pcap, written)))
+
+        record, columns = run_with_progress(execute, f"running {scenario}")
         # On stderr, so that stdout stays the record (--format json or csv).
         for line in notes:
             typer.echo(line, err=True)
@@ -153,7 +97,7 @@ def run_command(
         try:
             write_trace(pd.DataFrame(columns or {}), trace)
         except OSError as exc:
-            _fail(f"cannot write trace file {trace}: {exc}", EXIT_FAILURE)
+            fail(f"cannot write trace file {trace}: {exc}", EXIT_FAILURE)
     if fmt is OutputFormat.json:
         typer.echo(result_report.json_text(record))
     elif fmt is OutputFormat.csv:
@@ -169,12 +113,12 @@ def validate_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full normalized scenario as JSON.")] = False,
 ) -> None:
     """Check a scenario; print OK and a summary of it with every default filled in."""
-    with _reporting_errors():
+    with reporting_errors():
         overrides = [parse_assignment(item) for item in set_ or []]
         check_overrides(overrides, "--set")
         loaded = api.load_scenario(scenario)
         normalized = validate_scenario(loaded, overrides)
-        cost = api._estimate(loaded, overrides, False, False)
+        cost = api.estimate_overrides(loaded, overrides, False, False)
     if as_json:
         typer.echo(result_report.json_text(normalized))
         return
@@ -197,18 +141,5 @@ def profiles_command(
         return
     profile = devices.get(name)
     if profile is None:
-        _fail(f"unknown profile {name!r}; built-in profiles: {', '.join(devices.names())}", EXIT_USAGE)
+        fail(f"unknown profile {name!r}; built-in profiles: {', '.join(devices.names())}", EXIT_USAGE)
     profiles_report.print_profile(profile, console)
-
-
-# Commands defined in their own modules register themselves on `app` when imported; they import
-# this module's helpers, so the imports come after everything above is defined.
-from tcpenergy import cli_experiments, cli_report, cli_reproduce  # noqa: E402,F401
-from tcpenergy import cli_calibrate  # noqa: E402,F401
-
-
-def main() -> None:
-    try:
-        app(prog_name="tcpenergy")
-    except KeyboardInterrupt:
-        sys.exit(130)

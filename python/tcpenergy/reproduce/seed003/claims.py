@@ -1,4 +1,4 @@
-"""The seed-003 claims that need code, and the option table; the rest are rules (data/rules_s003.yaml).
+"""The seed-003 claims that need code, and the option table; the rest are rules (rules.yaml).
 
 Efficiency is bytes delivered per joule of sender energy (the energy analogue of the paper's bytes per
 battery charge). The paper compares single battery-lifetime measurements per configuration, i.e.
@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed003 as S
+from tcpenergy.reproduce.seed003 import RULES
 from tcpenergy.reproduce.claims import Stat, Verdict
 
 NEGLIGIBLE = C.TIE_REL
@@ -174,7 +175,7 @@ def c22(runs, entry) -> Verdict:
                          {"p_hazard": p})
 
 
-# The claims judged by code (rules_s003.yaml marks them `code: true`): C08 compares two savings,
+# The claims judged by code (rules.yaml marks them `code: true`): C08 compares two savings,
 # C22 is arithmetic.
 CODE = {"S003-C08": c08, "S003-C22": c22}
 
@@ -194,7 +195,7 @@ ENERGY_CLAIMS = frozenset({"S003-C01", "S003-C02", "S003-C03", "S003-C04", "S003
 
 def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False,
              parts: Sequence[str] = S.PARTS) -> List[Dict[str, Any]]:
-    """One claims.json record per entry, judged by its rule in data/rules_s003.yaml. ``runs``: every
+    """One claims.json record per entry, judged by its rule in rules.yaml. ``runs``: every
     attempted run (with add_metrics); statistics use the complete runs, each record counts n
     complete / n run. ``parts``: the parts that ran; a claim of another part is reported as not
     judged in this output (not_modelled, saying which part to run)."""
@@ -227,6 +228,6 @@ def _evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool) -> List[D
             return one
 
         code = {cid: judged(fn) for cid, fn in CODE.items()}
-        return rules.evaluate(runs, entries, "rules_s003.yaml", code, quick, quick_note=QUICK_NOTE)
+        return rules.evaluate(runs, entries, RULES, code, quick, quick_note=QUICK_NOTE)
     finally:
         _ATTEMPTED.pop()

@@ -1,6 +1,6 @@
-"""The `report` command of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+"""The `report` command of the tcpenergy CLI (registered on `tcpenergy.cli.common.app`)."""
 
-# No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
+# No `from __future__ import annotations`: typer reads these annotations at run time (see common.py).
 # pandas, DuckDB and matplotlib are imported inside the command, so other commands start fast.
 
 from pathlib import Path
@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tcpenergy.cli import EXIT_USAGE, _fail, _reporting_errors, app
+from tcpenergy.cli.common import EXIT_USAGE, app, fail, reporting_errors
 
 
 def _read_runs(store: Path, sweeps: List[str]):
@@ -21,14 +21,14 @@ def _read_runs(store: Path, sweeps: List[str]):
         with open_store(store) as opened:
             runs = opened.runs()
     except StoreError as exc:
-        _fail(str(exc), EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
     if runs.empty:
-        _fail(f"store {store} holds no runs; nothing to report", EXIT_USAGE)
+        fail(f"store {store} holds no runs; nothing to report", EXIT_USAGE)
     if sweeps:
         known = sorted(runs["sweep"].dropna().unique())
         unknown = [s for s in sweeps if s not in known]
         if unknown:
-            _fail(f"--sweep: no sweep named {unknown[0]!r} in {store}; it holds: {', '.join(known)}",
+            fail(f"--sweep: no sweep named {unknown[0]!r} in {store}; it holds: {', '.join(known)}",
                   EXIT_USAGE)
         runs = runs[runs["sweep"].isin(sweeps)]
     return runs
@@ -50,8 +50,8 @@ def report_command(
 ) -> None:
     """Write figures (PNG, SVG), an HTML and a Markdown report, and CSV tables of a store's runs."""
     if not 0 < level < 1:
-        _fail(f"--level must be between 0 and 1 (e.g. 0.95), got {level}", EXIT_USAGE)
-    with _reporting_errors():
+        fail(f"--level must be between 0 and 1 (e.g. 0.95), got {level}", EXIT_USAGE)
+    with reporting_errors():
         from tcpenergy.report.document import write_report
         from tcpenergy.report.staging import check_destination
 

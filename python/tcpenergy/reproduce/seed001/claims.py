@@ -1,4 +1,4 @@
-"""The seed-001 claims that need code; the rest are rules (data/rules_s001.yaml).
+"""The seed-001 claims that need code; the rest are rules (rules.yaml).
 
 Code remains for a rank comparison across rates (C18), the share of Table 1's reduction due to the
 headers (C26), the model's own mechanisms (C28 two timers, C29 header sizes) and the every-run bound
@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Mapping, Sequence
 
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import rules
+from tcpenergy.reproduce.seed001 import RULES
 from tcpenergy.reproduce.claims import Verdict
 
 OVERHEAD = "s001.overhead_pct"
@@ -147,4 +148,4 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) ->
     attempted = C.mark_settings(runs)
     usable = C.usable_runs(attempted)
     code = {cid: (lambda entry, fn=fn: fn(usable, attempted, entry)) for cid, fn in CODE.items()}
-    return rules.evaluate(runs, entries, "rules_s001.yaml", code, quick, quick_note=QUICK_NOTE)
+    return rules.evaluate(runs, entries, RULES, code, quick, quick_note=QUICK_NOTE)

@@ -17,12 +17,25 @@ from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
+from tcpenergy.reproduce.claims import paper_file
 from tcpenergy.reproduce.common import LINUX22, Experiment, Outcome, Transform, table_section
+from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-003"
 TITLE = "Reproduction of seed 003 (options part): Linux TCP option tuning over one 11 Mbit/s 802.11b hop"
 OPTIONS, LIFETIME, RTS_CTS, INTERFERENCE = "options", "battery-lifetime", "rts-cts", "interference"
 PARTS = (OPTIONS, LIFETIME, RTS_CTS, INTERFERENCE)
+
+PAPER = Paper(
+    id=PAPER_ID,
+    description=("Agrawal & Singh: Linux TCP options, battery lifetime, RTS/CTS and "
+                 "interference on one 802.11b hop"),
+    citation=('S. Agrawal and S. Singh, "An Experimental Study of TCP\'s Energy Consumption over a '
+              'Wireless Link"'),
+    parts=PARTS,
+)
+CLAIMS = paper_file(__name__, "claims.yaml")  # each claim's text and its source in the paper
+RULES = paper_file(__name__, "rules.yaml")  # the rules judging them (docs/reproduce/rules.md)
 
 DEVICE = "agrawal2003-samsung-wavelan-turbo"
 LOSS = 0.001  # small random loss: the paper's link is nearly error-free (~50 TCP retransmissions per lifetime)
@@ -271,7 +284,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
 
     ``transform``: applied to each experiment before it runs (None: run them as defined); ``keep``:
     the sweeps to run (None: all); ``report=False``: judge the claims without writing the report."""
-    from tcpenergy.reproduce import seed003_claims
+    from tcpenergy.reproduce.seed003 import claims as seed003_claims
 
     if part is not None and part not in PARTS:
         raise ValueError(f"seed-003 part {part!r} is unknown; available: {', '.join(PARTS)}")
@@ -283,7 +296,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
 
     return common.run_and_judge(PAPER_ID, exps, out_dir, quick=quick, jobs=jobs, progress=progress,
                                 log=log, transform=transform, keep=keep, report=report, add_metrics=add_metrics,
-                                evaluate=evaluate, claims_file="claims_s003.yaml", write_report=write_report)
+                                evaluate=evaluate, claims=CLAIMS, write_report=write_report)
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,7 +389,7 @@ def _interference_section(runs):
 
 
 def _options_section(runs):
-    from tcpenergy.reproduce.seed003_claims import OPTION_TABLE_HEADER, option_rows
+    from tcpenergy.reproduce.seed003.claims import OPTION_TABLE_HEADER, option_rows
 
     intro = ("Per option: mean over seeds of sender energy per delivered byte (total and idealized, idle "
              "excluded), bytes per joule, goodput, and savings vs the setting's default (bytes-per-joule ratio - 1).")
@@ -389,7 +402,7 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
     from tcpenergy.report.layout import Layout
     from tcpenergy.reproduce import claims as claims_mod
 
-    intro = (f"Every claim of {claims_mod.CITATIONS[PAPER_ID]} that the project lists (text and source shipped "
+    intro = (f"Every claim of {PAPER.citation} that the project lists (text and source shipped "
              "with the package). The paper compares single measurements per configuration, so orderings compare "
              "the mean bytes per joule (sender total) over seeds, complete runs only: '>' holds when the means "
              f"differ by more than {claims_mod.TIE_REL:.0%}, '~=' when they are within it; whether the 90 % "

@@ -1,4 +1,4 @@
-"""The seed-004 claims that need code; the rest are rules (data/rules_s004.yaml).
+"""The seed-004 claims that need code; the rest are rules (rules.yaml).
 
 Code remains for arithmetic on the paper's own formulas (C01-C03), the spread of fairness over
 repetitions (C15), the search for effort/goodput pairs that go together and apart (C26) and the
@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Sequence
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import rules
 from tcpenergy.reproduce import seed004 as S
+from tcpenergy.reproduce.seed004 import RULES
 from tcpenergy.reproduce.claims import Verdict
 
 QUICK_NOTE = " (quick mode: fewer points and seeds, 30 s runs)"
@@ -108,7 +109,7 @@ def c26(runs, attempted, entry) -> Verdict:
 
 def c30(runs, attempted, entry) -> Verdict:
     """Multiple drops shrink Smooth TCP's window and threshold to 2 segments despite beta = 0.875."""
-    import tcpenergy
+    from tcpenergy import api
 
     scenario = {"name": "seed004-c30", "seed": 1, "stop_after": "600s",
                 "path": {"mtu": 1500, "forward": {"rate": "10Mbps", "delay": "10ms", "queue": 100,
@@ -116,7 +117,7 @@ def c30(runs, attempted, entry) -> Verdict:
                          "reverse": {"rate": "10Mbps", "delay": "10ms", "queue": 100}},
                 "tcp": {"variant": "smooth"}, "traffic": {"kind": "bulk", "bytes": "1MB"},
                 "energy": {"sender": "ideal-nic-0.3", "receiver": "ideal-nic-0.3"}}
-    _, trace = tcpenergy.run_traced(scenario)
+    _, trace = api.run_traced(scenario)
     mss = 1460
     low = int(trace["ssthresh_bytes"].min())
     ok = low <= 2 * mss
@@ -140,4 +141,4 @@ def evaluate(runs, entries: Sequence[Mapping[str, Any]], quick: bool = False) ->
     attempted = C.mark_settings(runs)
     usable = C.usable_runs(attempted)
     code = {cid: (lambda entry, fn=fn: fn(usable, attempted, entry)) for cid, fn in CODE.items()}
-    return rules.evaluate(runs, entries, "rules_s004.yaml", code, quick, quick_note=QUICK_NOTE)
+    return rules.evaluate(runs, entries, RULES, code, quick, quick_note=QUICK_NOTE)

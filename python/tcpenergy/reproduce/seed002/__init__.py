@@ -1,7 +1,7 @@
 """Seed 002 (TCP-SACK vs TCP-ECN-ELFN, energy over a 4-node ad hoc chain with Dummynet).
 
 The experiments (seed 002 Tables 2-3) as sweeps over one results store; every S002 claim judged
-from the stored runs (seed002_claims.py); a report with per-condition tables in the style of the
+from the stored runs (claims.py); a report with per-condition tables in the style of the
 paper's Tables 4, 6 and 7 and Table 5's transmission and timeout counts next to the paper's.
 
 Modelling choices (docs/reproduce/seed-002.md):
@@ -22,17 +22,27 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tcpenergy.reproduce import common
-from tcpenergy.reproduce.common import (FREEBSD43, PATH, TESTBED, Experiment, Outcome, Transform, incomplete_count,
-                                        left_out, load_runs, output_layout, random_phase, run_experiments,
-                                        select_runs, table_section)
+from tcpenergy.reproduce import common, networks
+from tcpenergy.reproduce.claims import paper_file
+from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
+from tcpenergy.reproduce.networks import PATH, TESTBED
+from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-002"
 TITLE = "Reproduction of seed 002: energy of TCP-SACK and TCP-ECN-ELFN over a 4-node ad hoc chain"
+
+PAPER = Paper(
+    id=PAPER_ID,
+    description="energy of TCP-SACK vs TCP-ECN-ELFN over a 4-node ad hoc chain",
+    # The paper's author names are lost in the project's copy.
+    citation='seed 002, "energy cost and goodput of TCP-SACK and TCP-ECN-ELFN in ad hoc networks"',
+    networks=True,
+)
+CLAIMS = paper_file(__name__, "claims.yaml")  # each claim's text and its source in the paper
+RULES = paper_file(__name__, "rules.yaml")  # the rules judging them (docs/reproduce/rules.md)
 
 VARIANTS = ("sack", "ecn-elfn")
 VARIANT_NAMES = {"sack": "TCP-SACK", "ecn-elfn": "TCP-ECN-ELFN"}
@@ -44,11 +54,10 @@ REORDER_FRACTIONS = (0.01, 0.05)
 FULL_REPETITIONS = 10  # seed 002: at least 10 runs per point, 95 % confidence intervals
 QUICK_REPETITIONS = 3
 LEVEL = 0.95
-CLAIMS_FILE = "claims_s002.yaml"
 DEVICE = "singh2002-toshiba-wavelan"  # the same Toshiba laptops and WaveLAN cards as seed 000
 
 # Forward impairment 0 is always the RTT jitter; the condition's own impairments follow. Path-form
-# names (on the testbed common.testbed_key gives the pipes' keys; common.logical_columns maps back).
+# names (on the testbed networks.testbed_key gives the pipes' keys; networks.logical_columns maps back).
 JITTER_MAX_KEY = "path.forward.impairments.0.max"
 LOSS_KEY = "path.forward.impairments.1.p"
 REORDER_KEYS = ("path.forward.impairments.1.fraction", "path.reverse.impairments.0.fraction")
@@ -166,7 +175,7 @@ def _testbed(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[
     """A seed-002 scenario on the testbed chain: the pipe c -> d holds the range's low end as its
     delay (the whole RTT: the pipe c -> b has none) and the jitter, then the condition's impairments;
     the tcp section as ``_scenario``'s."""
-    return common.testbed_scenario(name, [jitter(rtt_range), *forward], reverse, delay=f"{rtt_range[0]}ms",
+    return networks.testbed_scenario(name, [jitter(rtt_range), *forward], reverse, delay=f"{rtt_range[0]}ms",
                                    device=DEVICE, stop_after=stop_after,
                                    tcp={"variant": "ecn-elfn", **FREEBSD43, **dict(tcp or {})})
 
@@ -197,14 +206,14 @@ def testbed_bursty_loss_base(rtt_range: Tuple[int, int]) -> Dict[str, Any]:
 def congestion_trace(seed: int = 1):
     """The sender's traced cwnd in seed 002's Fig 8 setting (congestion, MTU 1500, 1 % loss, RTT
     10-20 ms, ECN-ELFN): the record and the trace frame, for the cwnd check of S002-C60."""
-    import tcpenergy
+    from tcpenergy import api
 
     low = CONGESTION_RTT_RANGES[0][0]
     scenario = congestion_base(CONGESTION_RTT_RANGES[0])
     for direction in ("forward", "reverse"):
         scenario["path"][direction]["delay"] = f"{low / 2}ms"
     scenario["path"]["mtu"] = 1500
-    return tcpenergy.run_traced(scenario, seed=seed, **{"tcp.variant": "ecn-elfn", LOSS_KEY: 0.01})
+    return api.run_traced(scenario, seed=seed, **{"tcp.variant": "ecn-elfn", LOSS_KEY: 0.01})
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,7 +227,7 @@ def repetitions(quick: bool) -> int:
 def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
     """Every sweep: one per network condition (Table 3) and RTT range (Table 2), on ``network``
     (congestion on the path either way: it needs RED/ECN at router B)."""
-    common.check_network(network)
+    networks.check_network(network)
     exps = _path_experiments(quick)
     if network == PATH:
         return exps
@@ -237,7 +246,7 @@ def experiments(quick: bool = False, network: str = PATH) -> List[Experiment]:
             base = testbed_random_loss_base(rtt_range)
         else:
             base = testbed_bursty_loss_base(rtt_range)
-        out.append(common.testbed_experiment(exp, base, exp.description + " (testbed chain)"))
+        out.append(networks.testbed_experiment(exp, base, exp.description + " (testbed chain)"))
     return out
 
 
@@ -487,31 +496,33 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
     ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
-    ``common.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    ``networks.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
     runs (None: run them as defined); ``keep``: the sweeps to run (None: all); ``report=False``:
     judge the claims without writing the report."""
-    from tcpenergy.reproduce import claims as claims_mod
-    from tcpenergy.reproduce import seed002_claims
+    from tcpenergy.reproduce.seed002 import claims as seed002_claims
 
-    started = time.perf_counter()
-    network = common.check_network(network or common.recorded_network(out_dir) or common.DEFAULT_NETWORK)
-    out_dir, sweeps_dir, store_path = output_layout(out_dir)
-    common.record_network(out_dir, network)
-    exps = experiments(quick, network)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write_experiment, transform, keep)
-    frame = common.logical_columns(load_runs(store_path))
-    runs = select_runs(frame, exps)
-    # The claims count n complete / n run, so they see every attempted run (failed ones included).
-    results = seed002_claims.evaluate(select_runs(frame, exps, all_runs=True),
-                                      claims_mod.load_claims(CLAIMS_FILE), quick=quick)
-    claims_mod.write_claims_json(results, out_dir / "claims.json")
-    intro = (f"Every claim of {claims_mod.CITATIONS[PAPER_ID]} that the project lists (text and source shipped "
+    network = networks.choose_network(network, out_dir)
+
+    def report_files(runs, results, out, exps, quick: bool):
+        return write_claims_report(runs, results, out, exps, quick=quick, network=network)
+
+    return common.run_and_judge(PAPER_ID, experiments(quick, network), out_dir, quick=quick, jobs=jobs,
+                                progress=progress, log=log, transform=transform, keep=keep, report=report,
+                                evaluate=seed002_claims.evaluate, claims=CLAIMS, write_report=report_files,
+                                prepare=lambda out: networks.record_network(out, network),
+                                view=networks.logical_columns)
+
+
+def write_claims_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps: Sequence[Experiment],
+                        quick: bool = False, network: str = PATH) -> List[Path]:
+    """The report with the claims: their summary first, the checklist after the experiments."""
+    from tcpenergy.reproduce import claims as claims_mod
+
+    intro = (f"Every claim of {PAPER.citation} that the project lists (text and source shipped "
              "with the package), judged from the complete runs by an explicit rule (stated in each evidence "
              "text and in docs/reproduce/seed-002.md): relations compare each variant's mean over the RTT ranges "
              "within a cell; the paper reports statistically significant results with 95 % intervals, so '<' "
              "needs disjoint 95 % intervals. 'consistency': holds, but could not fail in the model (not counted "
              "as reproduced). The same list is in claims.json.")
-    files = write_report(runs, out_dir, exps, quick=quick, extra=[claims_mod.checklist_section(results, intro)],
-                         summary=claims_mod.summary_section(results), network=network) if report else []
-    return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed, incomplete_count(runs), left_out(exps, keep))
+    return write_report(runs, out_dir, exps, quick=quick, extra=[claims_mod.checklist_section(results, intro)],
+                        summary=claims_mod.summary_section(results), network=network)

@@ -1,6 +1,6 @@
-"""The `sweep`, `summarize` and `export` commands of the tcpenergy CLI (registered on `tcpenergy.cli.app`)."""
+"""The `sweep`, `summarize` and `export` commands of the tcpenergy CLI (registered on `tcpenergy.cli.common.app`)."""
 
-# No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
+# No `from __future__ import annotations`: typer reads these annotations at run time (see common.py).
 
 import math
 import sys
@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
+from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
 
 
 class ExecutorName(str, Enum):
@@ -59,10 +59,10 @@ def sweep_command(
     from tcpenergy.experiments.runner import sweep
 
     if jobs is not None and jobs < 1:
-        _fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
+        fail(f"--jobs must be at least 1, got {jobs}", EXIT_USAGE)
     if scheduler and executor is not ExecutorName.dask:
-        _fail("--scheduler needs --executor dask", EXIT_USAGE)
-    with _reporting_errors():
+        fail("--scheduler needs --executor dask", EXIT_USAGE)
+    with reporting_errors():
         try:
             outcome = sweep(spec, store=store, jobs=jobs, executor=executor.value,
                             scheduler=scheduler, progress=True)
@@ -100,7 +100,7 @@ def summarize_command(
     from tcpenergy.experiments.stats import summarize
     from tcpenergy.experiments.store import open_store
 
-    with _reporting_errors():
+    with reporting_errors():
         with open_store(store) as st:
             frame = st.runs()
     try:
@@ -108,7 +108,7 @@ def summarize_command(
                             include_incomplete=include_incomplete)
     except KeyError as exc:
         columns = ", ".join(c for c in frame.columns if c.startswith("label.")) or "(none)"
-        _fail(f"{exc.args[0]}; label columns: {columns}", EXIT_USAGE)
+        fail(f"{exc.args[0]}; label columns: {columns}", EXIT_USAGE)
     if fmt is SummaryFormat.csv:
         typer.echo(summary.to_csv(index=False), nl=False)
     elif fmt is SummaryFormat.json:
@@ -214,13 +214,13 @@ def export_command(
     from tcpenergy.experiments.store import open_store
 
     target = out if out is not None else default_export_path(store, fmt.value, per.value)
-    with _reporting_errors():
+    with reporting_errors():
         with open_store(store) as st:
             frame = flows_frame(st) if per is ExportPer.flow else st.runs()
         try:
             export_frame(frame, target, fmt.value)
         except OSError as exc:
-            _fail(f"cannot write {target}: {exc}", EXIT_FAILURE)
+            fail(f"cannot write {target}: {exc}", EXIT_FAILURE)
     if per is ExportPer.flow:
         runs = frame["run_key"].nunique() if len(frame) else 0
         typer.echo(f"{len(frame)} flow rows of {runs} runs -> {target}")

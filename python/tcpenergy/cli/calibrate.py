@@ -1,7 +1,7 @@
-"""The `calibrate` command of the tcpenergy CLI (registered on `tcpenergy.cli.app`): fit device
+"""The `calibrate` command of the tcpenergy CLI (registered on `tcpenergy.cli.common.app`): fit device
 profile figures to power-meter measurements (docs/calibration.md)."""
 
-# No `from __future__ import annotations`: typer reads these annotations at run time (see cli.py).
+# No `from __future__ import annotations`: typer reads these annotations at run time (see common.py).
 # numpy, scipy and pandas are imported inside the command, so other commands start fast.
 
 import math
@@ -13,7 +13,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from tcpenergy.cli import EXIT_FAILURE, EXIT_USAGE, _fail, _reporting_errors, app
+from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
 from tcpenergy.outputs import OutputPathError, atomic_write
 
 
@@ -105,9 +105,9 @@ def calibrate_command(
     from tcpenergy.calibration.pipeline import calibrate
 
     if holdout is not None and holdout_rows is not None:
-        _fail("--holdout and --holdout-rows exclude each other; give one", EXIT_USAGE)
+        fail("--holdout and --holdout-rows exclude each other; give one", EXIT_USAGE)
     chosen = holdout if holdout_rows is None else holdout_rows.split(",")
-    with _reporting_errors():
+    with reporting_errors():
         _check_output(out, "--out", ".toml")
         if report is not None:
             _check_output(report, "--report", ".csv")
@@ -118,7 +118,7 @@ def calibrate_command(
         if report is not None:
             atomic_write(report, lambda tmp: result.rows.to_csv(tmp, index=False))
     except OSError as exc:
-        _fail(f"cannot write {exc.filename or out}: {exc.strerror or exc}", EXIT_FAILURE)
+        fail(f"cannot write {exc.filename or out}: {exc.strerror or exc}", EXIT_FAILURE)
     _print(result, Console())
     written = f"wrote {out} (profile {result.profile['name']})"
     typer.echo(written + (f" and {report}" if report is not None else ""))
