@@ -2,12 +2,25 @@
 # The whole test suite: installs the package with its test dependencies, then runs the engine's
 # Rust tests and the Python tests. Both suites run even if the first fails, so one run reports
 # every failure; the exit status is non-zero if either failed.
+#
+# What it installs, each announced by one "==> installing" line when it happens:
+#   - tcpenergy and its test dependencies (pyproject.toml, extra "test"), with pip, into the
+#     Python it runs ($PYTHON, default python3; a virtual environment's python works: PYTHON=venv/bin/python);
+#   - pip itself into that Python, when it has none (python -m ensurepip);
+#   - chromium and tshark with apt-get, only when they are missing and it runs as root
+#     (otherwise the tests that need them fail and say what to install).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 PYTHON="${PYTHON:-python3}"
 
-echo "==> installing tcpenergy and its test dependencies"
+prefix="$("$PYTHON" -c 'import sys; print(sys.prefix)')"
+if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+    echo "==> installing pip into $prefix with ensurepip: $PYTHON has none, and pip installs the package"
+    "$PYTHON" -m ensurepip --upgrade >/dev/null
+fi
+echo "==> installing tcpenergy and its test dependencies (pyproject.toml [test]) into $prefix with pip:" \
+     "the tests import the installed package (the first build compiles the engine)"
 "$PYTHON" -m pip install --quiet --disable-pip-version-check ".[test]"
 
 status=0

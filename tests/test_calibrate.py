@@ -331,6 +331,30 @@ def test_cycle_glob_expands_to_every_cycle_cost():
     assert len(keys) == 14 and all(k.startswith("cpu.cycles.") for k in keys)
 
 
+def test_cycle_keys_are_the_engines_table_in_its_order():
+    import json
+    from tcpenergy._native import engine
+    from tcpenergy.calibration.keys import CYCLE_KEYS, unit
+    table = json.loads(engine.cycle_figures())
+    assert CYCLE_KEYS == tuple(f["key"] for f in table)
+    assert CYCLE_KEYS[:3] == ("cpu.cycles.segment_sent", "cpu.cycles.segment_received",
+                              "cpu.cycles.per_byte")
+    assert unit("cpu.cycles.per_byte") == "cycles/byte" and unit("cpu.cycles.ack_sent") == "cycles"
+    assert all(f["doc"] for f in table)
+
+
+def test_a_profile_omitting_a_figure_with_a_default_loads_with_it_and_can_fit_it():
+    profile = load_profile("singh2002-toshiba-wavelan")
+    del profile["cpu"]["cycles"]["paws_check"]
+    loaded = load_profile(profile)
+    assert loaded["cpu"]["cycles"]["paws_check"] == 0
+    keys, _ = resolve_fit("cpu.cycles.paws_check", loaded)
+    assert keys == ["cpu.cycles.paws_check"]
+    del profile["cpu"]["cycles"]["segment_sent"]
+    with pytest.raises(Exception, match="segment_sent"):
+        load_profile(profile)
+
+
 def test_overrides_split_at_semicolons_outside_quotes_and_brackets():
     text = 'name="a;b"; path.forward.impairments=[{kind="bernoulli", p=0.1}]; path.mtu=576'
     assert split_overrides(text) == ['name="a;b"',

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from tcpenergy.reproduce import claims as C
+from tcpenergy.reproduce import registry
 from tcpenergy.reproduce import rules as R
 
 ENTRY = {"id": "X-C01", "claim": "test claim", "numbers": {"saving_pct": 20}}
@@ -183,14 +184,11 @@ def test_a_bad_rule_is_rejected_naming_the_claim_and_the_key(rule, message):
     assert "rules.X-C09" in str(err.value) and message in str(err.value)
 
 
-@pytest.mark.parametrize("claims_file, rules_file", [("claims_s000.yaml", "rules_s000.yaml"),
-                                                     ("claims_s001.yaml", "rules_s001.yaml"),
-                                                     ("claims_s002.yaml", "rules_s002.yaml"),
-                                                     ("claims_s003.yaml", "rules_s003.yaml"),
-                                                     ("claims_s004.yaml", "rules_s004.yaml")])
-def test_every_packaged_rules_file_parses_and_covers_each_claim(claims_file, rules_file):
-    ruleset = R.load_rules(rules_file)
-    ids = {e["id"] for e in C.load_claims(claims_file)}
+@pytest.mark.parametrize("paper_id", registry.known_papers())
+def test_every_packaged_rules_file_parses_and_covers_each_claim(paper_id):
+    package = registry.package(paper_id)
+    ruleset = R.load_rules(package.RULES)
+    ids = {e["id"] for e in C.load_claims(package.CLAIMS)}
     assert ids == set(ruleset.rules)
 
 

@@ -108,7 +108,7 @@ def test_set_names_a_calibrated_profile_by_file_path(cli, quickstart, calibrated
 
 
 def test_a_scenario_file_names_a_profile_file_relative_to_itself(tmp_path, calibrated, monkeypatch):
-    from tcpenergy.reproduce import _toml
+    from tcpenergy import toml_writer
 
     scenario_dir = tmp_path / "scenarios"
     (scenario_dir / "profiles").mkdir(parents=True)
@@ -116,7 +116,7 @@ def test_a_scenario_file_names_a_profile_file_relative_to_itself(tmp_path, calib
     data = tcpenergy.api.read_toml(SCENARIOS / "quickstart.toml")
     data.setdefault("energy", {})["receiver"] = "profiles/cal.toml"
     scenario = scenario_dir / "q.toml"
-    scenario.write_text(_toml.dumps(data), encoding="utf-8")
+    scenario.write_text(toml_writer.dumps(data), encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # not the scenario's directory
     by_file = tcpenergy.run(scenario)
     data["energy"]["receiver"] = _costlier()
@@ -155,7 +155,7 @@ def test_a_missing_or_malformed_profile_file_is_one_line_naming_the_key_and_the_
 
 def _profile_sweeps(tmp_path: Path, profiles) -> list:
     import sweep_support as support
-    from tcpenergy.reproduce import _toml
+    from tcpenergy import toml_writer
 
     files = []
     for k, profile in enumerate(profiles):
@@ -163,7 +163,7 @@ def _profile_sweeps(tmp_path: Path, profiles) -> list:
         data["energy"]["sender"] = profile
         data["energy"]["receiver"] = profile
         base = tmp_path / f"base{k}.toml"
-        base.write_text(_toml.dumps(data), encoding="utf-8")
+        base.write_text(toml_writer.dumps(data), encoding="utf-8")
         files.append(support.write_sweep(tmp_path / f"s{k}.toml", {"tcp.variant": ["reno", "sack"],
                                                                   # A cell setting a profile itself keeps it.
                                                                   "energy.receiver": [TOSHIBA, "agrawal2003-samsung-wavelan-turbo"]},

@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 
 from tcpenergy.reproduce import claims as C
+from tcpenergy.reproduce import registry
 from tcpenergy.reproduce import seed000 as S0
-from tcpenergy.reproduce import seed000_claims as E0
 from tcpenergy.reproduce import seed002 as S2
-from tcpenergy.reproduce import seed002_claims as E2
+from tcpenergy.reproduce.seed000 import chains as K
+from tcpenergy.reproduce.seed000 import claims as E0
+from tcpenergy.reproduce.seed002 import claims as E2
 
 
 def stat(mean, half=1.0, n=10):
@@ -25,24 +27,24 @@ def stat(mean, half=1.0, n=10):
 # --------------------------------------------------------------------------------------------
 
 def test_tie_chain_fails_when_its_ends_differ_although_each_neighbour_pair_ties():
-    chain = C.parse_chain("E[SACK] ~= E[NewReno] ~= E[Reno]")
+    chain = K.parse_chain("E[SACK] ~= E[NewReno] ~= E[Reno]")
     # neighbours 0.8 % apart (ties at 1 %), ends 1.6 % apart: not a three-way tie
     st = {"sack": stat(50.0), "newreno": stat(50.4), "reno": stat(50.8)}
-    ok, why = C.check_chain(chain, st, C.MEANS)
+    ok, why = K.check_chain(chain, st, C.MEANS)
     assert not ok and any("implied SACK ~= Reno" in w for w in why)
     # on significance the same holds for intervals: S000-C11's numbers (SACK and Reno disjoint)
     c11 = {"sack": C.Stat(50.06, 48.47, 51.65, 10), "newreno": C.Stat(50.34, 48.61, 52.06, 10),
            "reno": C.Stat(53.89, 51.68, 56.10, 10)}
-    ok, why = C.check_chain(chain, c11, C.SIGNIFICANCE)
+    ok, why = K.check_chain(chain, c11, C.SIGNIFICANCE)
     assert not ok and any("SACK ~= Reno" in w for w in why)
 
 
 def test_strict_order_across_a_tie_is_required_between_the_ends():
-    chain = C.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
+    chain = K.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
     assert C.implied_relation(("<", "~=")) == "<" and C.implied_relation(("<", ">")) is None
-    assert C.check_chain(chain, {"sack": stat(90), "newreno": stat(100), "reno": stat(100.5)}, C.MEANS)[0]
+    assert K.check_chain(chain, {"sack": stat(90), "newreno": stat(100), "reno": stat(100.5)}, C.MEANS)[0]
     # Reno ties NewReno but is below SACK: the implied SACK < Reno fails
-    ok, why = C.check_chain(chain, {"sack": stat(99.2), "newreno": stat(100), "reno": stat(99.1)}, C.MEANS)
+    ok, why = K.check_chain(chain, {"sack": stat(99.2), "newreno": stat(100), "reno": stat(99.1)}, C.MEANS)
     assert not ok and any("implied SACK < Reno" in w for w in why)
 
 
@@ -158,17 +160,18 @@ def test_summary_is_colour_coded_and_links_each_claim_to_its_evidence_row():
 # Self-contained claims data
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, prefix, count", [("claims_s000.yaml", "S000", 49), ("claims_s002.yaml", "S002", 66),
-                                                 ("claims_s003.yaml", "S003", 22)])
-def test_packaged_claims_carry_every_id_of_the_paper_with_text_and_source(name, prefix, count):
-    entries = C.load_claims(name)
+@pytest.mark.parametrize("paper_id, prefix, count", [("seed-000", "S000", 49), ("seed-002", "S002", 66),
+                                                     ("seed-003", "S003", 22)])
+def test_packaged_claims_carry_every_id_of_the_paper_with_text_and_source(paper_id, prefix, count):
+    claims_file = registry.package(paper_id).CLAIMS
+    entries = C.load_claims(claims_file)
     assert [e["id"] for e in entries] == [f"{prefix}-C{i:02d}" for i in range(1, count + 1)]
-    paper = C.CITATIONS["seed-" + prefix[1:]]
+    paper = registry.paper(paper_id).citation
     for e in entries:
         assert str(e["claim"]).strip() and str(e["where"]).strip(), e["id"]
         assert e["paper"] == paper, e["id"]
         assert C.claim_source(e).startswith(paper) and str(e["where"]) in C.claim_source(e)
-    text = C.claims_file(name).read_text(encoding="utf-8")
+    text = claims_file.read_text(encoding="utf-8")
     assert "shared/" not in text and "parameters.md" not in text and ".txt" not in text
 
 

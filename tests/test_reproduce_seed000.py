@@ -13,7 +13,8 @@ import pytest
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import common
 from tcpenergy.reproduce import seed000 as S
-from tcpenergy.reproduce import seed000_claims as E
+from tcpenergy.reproduce.seed000 import chains as K
+from tcpenergy.reproduce.seed000 import claims as E
 from reproduce_support import quick_reproduction
 
 if sys.version_info >= (3, 11):
@@ -40,7 +41,7 @@ def test_claims_json_lists_every_s000_claim_exactly_once_with_a_valid_status(qui
     out, result = quick_run
     records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
     ids = [r["id"] for r in records]
-    expected = [e["id"] for e in C.load_claims()]
+    expected = [e["id"] for e in C.load_claims(S.CLAIMS)]
     assert len(expected) == 49
     assert sorted(ids) == sorted(expected)
     assert len(set(ids)) == len(ids)
@@ -98,19 +99,19 @@ def test_unknown_paper_is_a_usage_error_listing_the_known_ones(cli, tmp_path):
 # --------------------------------------------------------------------------------------------
 
 def test_claims_data_ships_in_the_installed_package():
-    shipped = files("tcpenergy.reproduce") / "data" / "claims_s000.yaml"
+    shipped = files("tcpenergy.reproduce.seed000") / "claims.yaml"
     assert shipped.is_file()
-    entries = C.load_claims()
+    entries = C.load_claims(S.CLAIMS)
     assert [e["id"] for e in entries] == [f"S000-C{i:02d}" for i in range(1, 50)]
     from tcpenergy.reproduce import rules
 
-    ruleset = rules.load_rules("rules_s000.yaml")
+    ruleset = rules.load_rules(S.RULES)
     assert set(ruleset.rules) == {e["id"] for e in entries}
     assert {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)} == set(E.EVALUATORS)
 
 
 def test_packaged_claims_cite_the_paper_by_authors_and_title():
-    for e in C.load_claims():
+    for e in C.load_claims(S.CLAIMS):
         assert e["paper"].startswith("H. Singh and S. Singh"), e["id"]
         assert e["where"], e["id"]
 
@@ -135,29 +136,29 @@ def test_relations_on_the_significance_basis_use_interval_overlap_for_ties_and_d
 
 
 def test_parse_chain_reads_the_claims_notation():
-    chain = C.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
-    assert chain == C.Chain("E", ("sack", "newreno", "reno"), ("<", "~="))
-    assert C.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]").ops == (">", ">")
+    chain = K.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
+    assert chain == K.Chain("E", ("sack", "newreno", "reno"), ("<", "~="))
+    assert K.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]").ops == (">", ">")
     with pytest.raises(ValueError):
-        C.parse_chain("E[SACK] < tau[Reno]")
+        K.parse_chain("E[SACK] < tau[Reno]")
     with pytest.raises(ValueError):
-        C.parse_chain("E[SACK]")
+        K.parse_chain("E[SACK]")
 
 
 def test_chain_with_a_tie_holds_only_when_the_strict_parts_are_significant():
-    chain = C.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
-    assert C.check_chain(chain, {"sack": stat(5), "newreno": stat(10), "reno": stat(10.5)})[0]
+    chain = K.parse_chain("E[SACK] < E[NewReno] ~= E[Reno]")
+    assert K.check_chain(chain, {"sack": stat(5), "newreno": stat(10), "reno": stat(10.5)})[0]
     # tie broken: NewReno clearly below Reno
-    ok, why = C.check_chain(chain, {"sack": stat(5), "newreno": stat(10), "reno": stat(15)})
+    ok, why = K.check_chain(chain, {"sack": stat(5), "newreno": stat(10), "reno": stat(15)})
     assert not ok and "NewReno ~= Reno" in why[0]
     # SACK overlaps NewReno: '<' fails even though its mean is lower
-    assert not C.check_chain(chain, {"sack": stat(9.5), "newreno": stat(10), "reno": stat(10.2)})[0]
+    assert not K.check_chain(chain, {"sack": stat(9.5), "newreno": stat(10), "reno": stat(10.2)})[0]
 
 
 def test_chain_checks_the_order_implied_across_a_tie_on_every_pair():
-    chain = C.parse_chain("E_I[NewReno] < E_I[Reno] ~= E_I[SACK]")
+    chain = K.parse_chain("E_I[NewReno] < E_I[Reno] ~= E_I[SACK]")
     # NewReno < Reno holds, Reno ~= SACK holds, but SACK's mean is below NewReno's
-    ok, why = C.check_chain(chain, {"newreno": stat(10, 0.5), "reno": stat(11.2, 0.5), "sack": stat(9.9, 2)})
+    ok, why = K.check_chain(chain, {"newreno": stat(10, 0.5), "reno": stat(11.2, 0.5), "sack": stat(9.9, 2)})
     assert not ok and any("implied" in w for w in why)
 
 
@@ -179,8 +180,8 @@ def test_table4_rule_judges_the_papers_cell_on_the_means_over_rtt():
     """Seed 000 Table 4, MTU 512 / 5 % loss: E[SACK] < E[NewReno] ~= E[Reno], on the means over RTT."""
     from tcpenergy.reproduce import rules
 
-    entry = next(e for e in C.load_claims() if e["id"] == "S000-C14")
-    ruleset = rules.load_rules("rules_s000.yaml")
+    entry = next(e for e in C.load_claims(S.CLAIMS) if e["id"] == "S000-C14")
+    ruleset = rules.load_rules(S.RULES)
     holds = synthetic_random_loss({("sack", 512, 0.05): 100.0, ("newreno", 512, 0.05): 120.0,
                                    ("reno", 512, 0.05): 120.1})
     record = rules.evaluate(holds, [entry], ruleset)[0]
@@ -203,5 +204,5 @@ def test_scenario_writer_round_trips_through_toml(tmp_path):
 
 
 def test_leading_tie_is_empty_without_a_tie_for_best():
-    assert E._leading_tie(C.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]")) == set()
-    assert E._leading_tie(C.parse_chain("tau[SACK] ~= tau[NewReno] > tau[Reno]")) == {"sack", "newreno"}
+    assert E._leading_tie(K.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]")) == set()
+    assert E._leading_tie(K.parse_chain("tau[SACK] ~= tau[NewReno] > tau[Reno]")) == {"sack", "newreno"}

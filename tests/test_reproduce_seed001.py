@@ -9,7 +9,7 @@ import pytest
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import rules as R
 from tcpenergy.reproduce import seed001 as S
-from tcpenergy.reproduce import seed001_claims as E
+from tcpenergy.reproduce.seed001 import claims as E
 from reproduce_support import quick_reproduction
 
 
@@ -61,8 +61,8 @@ def test_report_has_table_1_and_the_checklist(quick_run):
 
 
 def test_rules_cover_every_claim_and_code_only_where_marked():
-    ids = {e["id"] for e in C.load_claims("claims_s001.yaml")}
-    ruleset = R.load_rules("rules_s001.yaml")
+    ids = {e["id"] for e in C.load_claims(S.CLAIMS)}
+    ruleset = R.load_rules(S.RULES)
     assert set(ruleset.rules) == ids
     assert {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)} == set(E.CODE)
 

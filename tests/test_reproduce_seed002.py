@@ -82,7 +82,7 @@ def test_every_quick_run_completes_with_the_testbed_stack_and_random_outage_phas
 
 
 def test_the_summary_line_counts_incomplete_runs_when_there_are_some():
-    from tcpenergy.cli_reproduce import _completeness
+    from tcpenergy.cli.reproduce import _completeness
     from tcpenergy.reproduce.common import Outcome
 
     outcome = Outcome(out_dir=None, claims=[], tally={}, runs=612, wall_s=1.0, report_files=[],
@@ -93,7 +93,7 @@ def test_the_summary_line_counts_incomplete_runs_when_there_are_some():
 def test_claims_json_lists_every_s002_claim_once_with_evidence(quick_run):
     out, _ = quick_run
     records = json.loads((out / "claims.json").read_text(encoding="utf-8"))
-    expected = [e["id"] for e in C.load_claims(S.CLAIMS_FILE)]
+    expected = [e["id"] for e in C.load_claims(S.CLAIMS)]
     assert len(expected) == 66 and expected == [f"S002-C{i:02d}" for i in range(1, 67)]
     assert sorted(r["id"] for r in records) == sorted(expected)
     for r in records:
@@ -115,13 +115,13 @@ def test_report_has_the_paper_tables(quick_run):
 
 
 def test_packaged_claims_cite_the_paper_and_every_rule_has_an_evaluator():
-    from tcpenergy.reproduce import seed002_claims as E
+    from tcpenergy.reproduce.seed002 import claims as E
 
-    entries = C.load_claims(S.CLAIMS_FILE)
+    entries = C.load_claims(S.CLAIMS)
     from tcpenergy.reproduce import rules
 
-    ruleset = rules.load_rules("rules_s002.yaml")
+    ruleset = rules.load_rules(S.RULES)
     assert {e["id"] for e in entries} == set(ruleset.rules)
     assert {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)} == set(E.EVALUATORS)
     for e in entries:
-        assert e["paper"] == C.CITATIONS["seed-002"] and e["where"], e["id"]
+        assert e["paper"] == S.PAPER.citation and e["where"], e["id"]

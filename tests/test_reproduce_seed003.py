@@ -8,7 +8,7 @@ import math
 import pytest
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed003 as S
-from tcpenergy.reproduce import seed003_claims as E
+from tcpenergy.reproduce.seed003 import claims as E
 from reproduce_support import quick_reproduction
 
 
@@ -110,9 +110,9 @@ def test_seed000_rejects_a_part(tmp_path):
 def test_packaged_claims_cite_the_paper_and_every_id_has_a_rule():
     from tcpenergy.reproduce import rules
 
-    packaged = C.load_claims("claims_s003.yaml")
+    packaged = C.load_claims(S.CLAIMS)
     assert [e["id"] for e in packaged] == [f"S003-C{i:02d}" for i in range(1, 23)]
-    ruleset = rules.load_rules("rules_s003.yaml")
+    ruleset = rules.load_rules(S.RULES)
     assert set(ruleset.rules) == {e["id"] for e in packaged}
     coded = {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)}
     assert coded == set(E.CODE)
@@ -121,7 +121,7 @@ def test_packaged_claims_cite_the_paper_and_every_id_has_a_rule():
 
 
 def test_hazard_arithmetic_is_a_consistency_check_not_a_reproduction():
-    entry = next(e for e in C.load_claims("claims_s003.yaml") if e["id"] == "S003-C22")
+    entry = next(e for e in C.load_claims(S.CLAIMS) if e["id"] == "S003-C22")
     v = E.c22(None, entry)
     assert v.status == C.CONSISTENCY
     assert math.isclose(v.data["p_hazard"], 2296 / 2 ** 32)

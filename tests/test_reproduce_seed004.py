@@ -9,7 +9,7 @@ import pytest
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import rules as R
 from tcpenergy.reproduce import seed004 as S
-from tcpenergy.reproduce import seed004_claims as E
+from tcpenergy.reproduce.seed004 import claims as E
 from reproduce_support import quick_reproduction
 
 
@@ -36,8 +36,8 @@ def test_quick_reproduction_judges_all_30_claims_with_evidence(quick_run):
 
 
 def test_rules_cover_every_claim_and_code_only_where_marked():
-    ids = {e["id"] for e in C.load_claims("claims_s004.yaml")}
-    ruleset = R.load_rules("rules_s004.yaml")
+    ids = {e["id"] for e in C.load_claims(S.CLAIMS)}
+    ruleset = R.load_rules(S.RULES)
     assert set(ruleset.rules) == ids
     assert {cid for cid, r in ruleset.rules.items() if getattr(r, "code", None)} == set(E.CODE)
 

@@ -21,7 +21,7 @@ import pytest
 from tcpenergy import devices
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import seed000 as S0
-from tcpenergy.reproduce import seed000_claims as E0
+from tcpenergy.reproduce.seed000 import claims as E0
 from tcpenergy.reproduce import seed003 as S3
 from tcpenergy.reproduce import sensitivity as sens
 from tcpenergy.reproduce.common import Experiment, load_runs, profile_table
@@ -263,7 +263,7 @@ def _random_runs_drawing(p_idle_w):
 
 
 def test_s000_c01_compares_the_fitted_slope_with_the_idle_power_of_the_profile_the_runs_used_seed000_s2_1():
-    entry = [e for e in C.load_claims() if e["id"] == "S000-C01"]
+    entry = [e for e in C.load_claims(S0.CLAIMS) if e["id"] == "S000-C01"]
     named = profile_table(S0.DEVICE)
     swept = sens.set_figure(named, "platform.base_power_w", named["platform"]["base_power_w"] / 2)
     p_idle = swept["platform"]["base_power_w"] + swept["radio"]["idle_power_w"]
@@ -461,7 +461,7 @@ def test_a_claim_wrongly_declared_independent_of_the_profile_stops_the_sweep_wit
     from typer.testing import CliRunner
 
     from tcpenergy.cli import app
-    from tcpenergy.reproduce import seed003_claims
+    from tcpenergy.reproduce.seed003 import claims as seed003_claims
 
     out, _ = swept
     before = (out / "sensitivity" / KEY / "sensitivity.json").read_bytes()

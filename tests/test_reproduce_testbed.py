@@ -14,9 +14,9 @@ import pytest
 import tcpenergy
 from tcpenergy.experiments.spec import expand, load_sweep
 from tcpenergy.reproduce import claims as C
-from tcpenergy.reproduce import common
+from tcpenergy.reproduce import common, networks
 from tcpenergy.reproduce import seed000 as S0
-from tcpenergy.reproduce import seed000_claims as E0
+from tcpenergy.reproduce.seed000 import claims as E0
 from tcpenergy.reproduce import seed002 as S2
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,20 +38,20 @@ def test_seed000_table1_testbed_base_is_the_shipped_testbed_scenario_seed_000_s5
 
 
 def test_rts_cts_sweep_differs_from_table1_only_in_the_threshold_seed_000_s5_1():
-    exps = {e.name: e for e in S0.experiments(quick=True, network=common.TESTBED)}
+    exps = {e.name: e for e in S0.experiments(quick=True, network=networks.TESTBED)}
     off, on = exps[S0.RANDOM], exps[S0.RANDOM_RTS]
     assert off.axes == on.axes and off.repetitions == on.repetitions
     assert off.base["channels"][0]["rts_threshold"] == "off"
     assert on.base["channels"][0]["rts_threshold"] == S0.RTS_ON == 0
     strip = lambda b: {**b, "name": None, "channels": [{**b["channels"][0], "rts_threshold": None}]}  # noqa: E731
     assert strip(off.base) == strip(on.base)
-    assert S0.RANDOM_RTS not in {e.name for e in S0.experiments(quick=True, network=common.PATH)}
+    assert S0.RANDOM_RTS not in {e.name for e in S0.experiments(quick=True, network=networks.PATH)}
 
 
 @pytest.mark.parametrize("paper", [S0, S2])
 def test_every_testbed_sweep_validates_and_varies_the_pipes_and_the_channel(paper):
     path_only = {S0.DROPS, S0.CITED7} | {e.name for e in S2.experiments() if e.name.startswith("s002-congestion")}
-    for exp in paper.experiments(quick=True, network=common.TESTBED):
+    for exp in paper.experiments(quick=True, network=networks.TESTBED):
         runs = expand(load_sweep(exp.sweep_document(exp.base)))
         assert len(runs) == exp.cells() * len(exp.seed_list()), exp.name
         keys = set(exp.axes) | set(exp.fixed)
@@ -63,12 +63,12 @@ def test_every_testbed_sweep_validates_and_varies_the_pipes_and_the_channel(pape
 
 
 def test_seed002_rtt_range_is_the_pipe_delay_plus_fifo_jitter_and_congestion_stays_on_the_path_seed_002_t2():
-    exps = {e.name: e for e in S2.experiments(network=common.TESTBED)}
+    exps = {e.name: e for e in S2.experiments(network=networks.TESTBED)}
     rand = exps[S2.sweep_name(S2.RANDOM, (30, 50))]
     pipe = rand.base["pipes"][0]
     assert (pipe["from"], pipe["to"]) == ("c", "d") and rand.axes["pipes.0.delay"] == ["30ms"]
     assert pipe["impairments"][0] == {"kind": "jitter", "min": "0ms", "max": "20ms", "keep_order": True}
-    assert common.testbed_key(S2.LOSS_KEY) in rand.axes and pipe["impairments"][1]["kind"] == "bernoulli"
+    assert networks.testbed_key(S2.LOSS_KEY) in rand.axes and pipe["impairments"][1]["kind"] == "bernoulli"
     route = exps[S2.sweep_name(S2.ROUTE, (10, 20))].base
     assert route["pipes"][0]["impairments"][2]["notify"]["restore"] is True
     assert route["pipes"][1]["to"] == "b" and route["pipes"][1]["impairments"][0]["kind"] == "outage"
@@ -108,15 +108,15 @@ def test_testbed_base_completes_a_tiny_transfer_across_the_chain_and_dummynet(na
 # --------------------------------------------------------------------------------------------
 
 def test_path_keys_translate_to_the_dummynet_pipes_the_channel_and_the_flows_nodes():
-    assert common.testbed_key("rtt") == "pipes.0.delay"
-    assert common.testbed_key("path.mtu") == "channels.0.mtu"
-    assert common.testbed_key(S0.LOSS_KEY) == "pipes.0.impairments.0.p"
-    assert [common.testbed_key(k) for k in S0.REORDER_KEYS] == ["pipes.0.impairments.0.fraction",
+    assert networks.testbed_key("rtt") == "pipes.0.delay"
+    assert networks.testbed_key("path.mtu") == "channels.0.mtu"
+    assert networks.testbed_key(S0.LOSS_KEY) == "pipes.0.impairments.0.p"
+    assert [networks.testbed_key(k) for k in S0.REORDER_KEYS] == ["pipes.0.impairments.0.fraction",
                                                                 "pipes.1.impairments.0.fraction"]
-    assert common.testbed_key(S0.BASE_POWER_KEY) == "nodes.a.profile.platform.base_power_w"
-    assert common.testbed_key("tcp.variant") == "tcp.variant"
+    assert networks.testbed_key(S0.BASE_POWER_KEY) == "nodes.a.profile.platform.base_power_w"
+    assert networks.testbed_key("tcp.variant") == "tcp.variant"
     with pytest.raises(ValueError, match="path.forward.rate"):
-        common.testbed_key("path.forward.rate")
+        networks.testbed_key("path.forward.rate")
 
 
 def test_logical_columns_name_testbed_runs_as_path_runs_and_leave_path_runs_alone():
@@ -127,7 +127,7 @@ def test_logical_columns_name_testbed_runs_as_path_runs_and_leave_path_runs_alon
          "pipes.0.delay": "40ms", "pipes.c->d.dropped": 7, "pipes.c->d.packets": 200, "pipes.c->b.dropped": 1,
          "label.nodes.a.profile.platform.base_power_w": 0.0},
     ])
-    out = common.logical_columns(frame)
+    out = networks.logical_columns(frame)
     assert out["path.mtu"].tolist() == [512, 1500]
     assert out[S0.LOSS_KEY].tolist() == [0.01, 0.05]
     assert out["label.rtt"].tolist() == ["15ms", "40ms"]
@@ -140,7 +140,7 @@ def test_logical_columns_name_testbed_runs_as_path_runs_and_leave_path_runs_alon
 
 
 def test_select_runs_keeps_each_experiments_own_network_when_a_store_holds_both():
-    exp = next(e for e in S0.experiments(quick=True, network=common.TESTBED) if e.name == S0.RANDOM)
+    exp = next(e for e in S0.experiments(quick=True, network=networks.TESTBED) if e.name == S0.RANDOM)
     frame = pd.DataFrame({"sweep": [S0.RANDOM] * 2, "seed": [1, 1], "status": ["ok", "ok"],
                           "name": [exp.base["name"], S0.random_loss_base()["name"]],
                           "engine_version": [tcpenergy.engine_version()] * 2})
@@ -149,11 +149,11 @@ def test_select_runs_keeps_each_experiments_own_network_when_a_store_holds_both(
 
 
 def test_a_rerun_without_network_resumes_the_network_out_was_made_with(tmp_path):
-    assert common.recorded_network(tmp_path) is None
-    common.record_network(tmp_path, common.TESTBED)
-    assert common.recorded_network(tmp_path) == common.TESTBED
-    (tmp_path / common.NETWORK_FILE).write_text("wifi\n", encoding="utf-8")
-    assert common.recorded_network(tmp_path) is None  # not a network: the default applies
+    assert networks.recorded_network(tmp_path) is None
+    networks.record_network(tmp_path, networks.TESTBED)
+    assert networks.recorded_network(tmp_path) == networks.TESTBED
+    (tmp_path / networks.NETWORK_FILE).write_text("wifi\n", encoding="utf-8")
+    assert networks.recorded_network(tmp_path) is None  # not a network: the default applies
 
 
 def test_the_sender_profile_of_a_testbed_scenario_is_node_as():
@@ -183,7 +183,7 @@ def _table1_runs(on_e=lambda v, e: e, on_g=lambda v, g: g):
     return pd.DataFrame(rows)
 
 
-def _c42(frame, network=common.TESTBED):
+def _c42(frame, network=networks.TESTBED):
     attempted = C.mark_settings(frame)
     ctx = E0.Context(runs=C.usable_runs(attempted), claims=[], attempted=attempted, network=network)
     return E0.c42(ctx, {"id": "S000-C42"})
@@ -210,7 +210,7 @@ def test_c42_fails_when_an_ordering_reverses_even_if_every_mean_stays_close():
 
 
 def test_c42_is_not_modelled_on_the_path_and_says_where_it_is_judged():
-    verdict = _c42(_table1_runs(), network=common.PATH)
+    verdict = _c42(_table1_runs(), network=networks.PATH)
     assert verdict.status == C.NOT_MODELLED and "--network testbed" in verdict.explanation
 
 
@@ -218,32 +218,32 @@ def test_c49_counts_the_rts_cts_half_of_table1_on_the_testbed():
     runs = _table1_runs()
     entry = {"id": "S000-C49", "numbers": {"settings_random": 180, "settings_bursty": 0, "settings_reorder": 0}}
     attempted = C.mark_settings(runs)
-    for network in (common.TESTBED, common.PATH):
+    for network in (networks.TESTBED, networks.PATH):
         ctx = E0.Context(runs=C.usable_runs(attempted), claims=[], attempted=attempted, network=network)
         ctx.runs = ctx.runs.assign(**{E0.FRACTION_COL: 0.0})
         ctx.attempted = ctx.attempted.assign(**{E0.FRACTION_COL: 0.0})
         verdict = E0.c49(ctx, entry)
         # 90 settings per sweep: on the testbed both halves are counted; on the path the RTS/CTS-on
         # sweep does not exist, and the grid counts the off half twice.
-        assert ("random loss 180 (RTS/CTS off 90 + on 90" in verdict.evidence) == (network == common.TESTBED)
+        assert ("random loss 180 (RTS/CTS off 90 + on 90" in verdict.evidence) == (network == networks.TESTBED)
 
 
 def _tiny_transform(exp):
-    key = common.testbed_key("traffic.bytes") if "channels" in exp.base else "traffic.bytes"
+    key = networks.testbed_key("traffic.bytes") if "channels" in exp.base else "traffic.bytes"
     return dataclasses.replace(exp, fixed={**exp.fixed, key: "20KB"}, seeds=[1])
 
 
 def test_table1_on_the_testbed_with_rts_cts_off_and_on_judges_s000_c42_from_the_runs(tmp_path):
     """End to end on tiny transfers, one seed: both Table 1 sweeps into a store, then C42."""
-    exps = [_tiny_transform(e) for e in S0.experiments(quick=True, network=common.TESTBED)
+    exps = [_tiny_transform(e) for e in S0.experiments(quick=True, network=networks.TESTBED)
             if e.name in (S0.RANDOM, S0.RANDOM_RTS)]
     out, sweeps, store = common.output_layout(tmp_path / "out")
     failed = common.run_experiments(exps, sweeps, store, 1, False, lambda m: None, S0.write_experiment)
     assert failed == 0
-    frame = common.logical_columns(common.load_runs(store))
-    entries = [e for e in C.load_claims() if e["id"] == "S000-C42"]
+    frame = networks.logical_columns(common.load_runs(store))
+    entries = [e for e in C.load_claims(S0.CLAIMS) if e["id"] == "S000-C42"]
     records = {r["id"]: r for r in E0.evaluate(common.select_runs(frame, exps, all_runs=True), entries,
-                                               quick=True, network=common.TESTBED)}
+                                               quick=True, network=networks.TESTBED)}
     c42 = records["S000-C42"]
     assert c42["status"] in (C.HOLDS, C.DOES_NOT_HOLD), c42
     assert c42["runs"] == c42["complete"] == 180 and sorted(c42["sweeps"]) == [S0.RANDOM, S0.RANDOM_RTS]
@@ -280,10 +280,10 @@ def test_sensitivity_refuses_the_testbed_asked_for_or_recorded_in_out(cli, tmp_p
     assert "--sensitivity runs on the path network only" in result.stderr
     out = tmp_path / "made"
     out.mkdir()
-    common.record_network(out, common.TESTBED)
+    networks.record_network(out, networks.TESTBED)
     result = cli("reproduce", "seed-002", "--sensitivity", "platform.base_power_w", "--out", out)
     assert result.exit_code == 2 and "holds a testbed reproduction" in result.stderr
-    assert sorted(p.name for p in out.iterdir()) == [common.NETWORK_FILE]
+    assert sorted(p.name for p in out.iterdir()) == [networks.NETWORK_FILE]
 
 
 def test_the_python_entry_point_takes_the_network_and_refuses_it_where_it_does_not_apply(tmp_path):

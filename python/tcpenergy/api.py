@@ -66,10 +66,12 @@ def estimate(scenario: ScenarioLike, *, trace: bool = False, pcap: bool = False,
     this machine's ``limits``, a one-line ``summary`` and, for a run far beyond the limits, the
     ``refusal`` (``path``, ``message``, and ``reason``: the message without its advice) that
     :func:`run` raises unless ``force=True``."""
-    return _estimate(_as_scenario(scenario), list(overrides.items()), trace, pcap)
+    return estimate_overrides(_as_scenario(scenario), list(overrides.items()), trace, pcap)
 
 
-def _estimate(scenario: Scenario, overrides: Sequence[Override], trace: bool, pcap: bool) -> dict:
+def estimate_overrides(scenario: Scenario, overrides: Sequence[Override], trace: bool, pcap: bool) -> dict:
+    """:func:`estimate` with the overrides as an ordered list of (dotted key, value) pairs, as the
+    command line's ``--set`` gives them."""
     return json.loads(engine.estimate(scenario.to_json(), encode_overrides(overrides), trace, pcap))
 
 
@@ -103,7 +105,7 @@ def execute(
     encoded = encode_overrides(overrides)
     sets = encode_profiles(scenario, overrides, profiles)
     if force:
-        refusal = _estimate(scenario, overrides, trace, pcap is not None).get("refusal")
+        refusal = estimate_overrides(scenario, overrides, trace, pcap is not None).get("refusal")
         if refusal:
             where = f"{refusal['path']}: " if refusal["path"] else ""
             warnings.warn(f"{where}{refusal['reason']}; running anyway (forced)", BeyondMachineWarning,

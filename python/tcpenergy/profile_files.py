@@ -11,21 +11,33 @@ a scenario dict, to the current directory.
 from __future__ import annotations
 
 import copy
+import json
 import os
+import sys
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, FrozenSet, Iterator, List, Optional, Tuple
 
-from tcpenergy import devices
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
 from tcpenergy._native import engine
 from tcpenergy.exceptions import ScenarioError, scenario_error
 
 _ENERGY_SLOTS = ("sender", "receiver", "default_profile")
 
 
+@lru_cache(maxsize=1)
+def _builtin_names() -> FrozenSet[str]:
+    return frozenset(json.loads(engine.profiles()))
+
+
 def is_profile_path(value: Any) -> bool:
     if isinstance(value, os.PathLike):
         return True
-    if not isinstance(value, str) or devices.get(value) is not None:
+    if not isinstance(value, str) or value in _builtin_names():
         return False
     return value.lower().endswith(".toml") or "/" in value or os.sep in value
 
@@ -49,11 +61,20 @@ def _slots(doc: Any) -> Iterator[Tuple[dict, str, str]]:
 def read_profile_file(path: Path, key: str) -> dict:
     """The profile table in ``path``, checked by the engine; ScenarioError at ``key`` naming the file
     when it is missing, not TOML, or not a valid profile."""
-    from tcpenergy.scenario import read_toml_file, to_json
-
-    table = read_toml_file(path, "profile", lambda message: scenario_error(key, message))
     try:
-        engine.validate(to_json({"energy": {"sender": table}}, key), [])
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise scenario_error(key, f"profile file not found: {path}") from None
+    except IsADirectoryError:
+        raise scenario_error(key, f"profile path is a directory, not a file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise scenario_error(key, f"cannot read profile file {path}: {exc}") from None
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise scenario_error(key, f"{path}: invalid TOML: {exc}") from None
+    try:
+        engine.validate(json.dumps({"energy": {"sender": table}}, default=str), [])
     except ScenarioError as exc:
         inner = getattr(exc, "path", "") or ""
         inner = inner[len("energy.sender."):] if inner.startswith("energy.sender.") else ""

@@ -23,7 +23,7 @@ import sys
 from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import _toml
+from tcpenergy import toml_writer
 
 DEFAULT_PROFILE = "singh2002-toshiba-wavelan"
 
@@ -297,24 +297,24 @@ def _is_table_of_tables(value: Any) -> bool:
 def to_toml(scenario: Mapping[str, Any], header: str = "") -> str:
     """TOML text for a scenario dict, readable by ``tcpenergy.load_scenario`` and ``tomllib``.
 
-    Written with the reproductions' TOML writer (``tcpenergy.reproduce._toml``): top-level keys
+    Written with the reproductions' TOML writer (``tcpenergy.toml_writer``): top-level keys
     and tables through its ``dumps``; the network parts it has no layout for through its value
     encoder, one entry per line: ``[nodes]`` as ``name = { ... }`` lines, and each list of tables
     (``links``, ``flows``) as ``[[links]]`` blocks whose nested tables are inline.
     """
     plain = {k: v for k, v in scenario.items()
              if not _is_table_array(v) and not _is_table_of_tables(v)}
-    text = _toml.dumps(plain, header)
+    text = toml_writer.dumps(plain, header)
     parts = [text.rstrip("\n")] if text.strip() else []
     for key, value in scenario.items():
         if _is_table_of_tables(value):
-            lines = [f"[{_toml._key(key)}]"]
-            lines += [f"{_toml._key(k)} = {_toml._value(v) if v else '{}'}" for k, v in value.items()]
+            lines = [f"[{toml_writer.key(key)}]"]
+            lines += [f"{toml_writer.key(k)} = {toml_writer.value(v) if v else '{}'}" for k, v in value.items()]
             parts.append("\n".join(lines))
         elif _is_table_array(value):
             for entry in value:
-                lines = [f"[[{_toml._key(key)}]]"]
-                lines += [f"{_toml._key(k)} = {_toml._value(v)}" for k, v in entry.items()]
+                lines = [f"[[{toml_writer.key(key)}]]"]
+                lines += [f"{toml_writer.key(k)} = {toml_writer.value(v)}" for k, v in entry.items()]
                 parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 

@@ -14,6 +14,7 @@ use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, Transport};
 use crate::config::{Impairment, LinkConfig, RadioPolicy, Scenario};
 use crate::error::EngineError;
 use crate::net::routing::Via;
+use crate::plan::Plan;
 use crate::sim::RunOptions;
 use serde::Serialize;
 
@@ -220,7 +221,10 @@ pub fn estimate(s: &Scenario, opts: &RunOptions) -> Estimate {
 
     // Flows: what each could send on each hop of its route, then no more on a link direction or
     // a channel than it carries in the run (flows sharing it share that).
-    let loads: Vec<Load> = net.flows.iter().enumerate().map(|(i, f)| load(s, net, f, i, &keys, horizon_s)).collect();
+    // The routes of a network (a scenario that could not be built was refused when read; the
+    // estimate then takes the single path's segment size).
+    let plan = s.network.as_ref().and_then(|_| Plan::of(s).ok());
+    let loads: Vec<Load> = net.flows.iter().enumerate().map(|(i, f)| load(s, plan.as_ref(), net, f, i, &keys, horizon_s)).collect();
     let mut demand: std::collections::HashMap<Resource, f64> = Default::default();
     for l in &loads {
         for (h, n) in l.forward.iter().zip(&l.packets) {
@@ -303,8 +307,8 @@ pub fn estimate(s: &Scenario, opts: &RunOptions) -> Estimate {
 }
 
 /// The hops of a flow's route, source to destination and back.
-fn hops(s: &Scenario, net: &NetworkConfig, f: &FlowConfig) -> (Vec<Hop>, Vec<Hop>) {
-    let Some(table) = &s.routes else {
+fn hops(plan: Option<&Plan>, net: &NetworkConfig, f: &FlowConfig) -> (Vec<Hop>, Vec<Hop>) {
+    let Some(table) = plan.map(|p| &p.routes) else {
         // The single-path form: one link each way.
         let l = &net.links[0];
         let hop = |c: &LinkConfig, reverse| Hop { resource: Resource::Link(0, reverse), rate_bps: c.rate as f64, channel_members: None };
@@ -351,14 +355,14 @@ struct Load {
 /// half as many packets again as the data needs.
 const TCP_RESEND: f64 = 1.5;
 
-fn load(s: &Scenario, net: &NetworkConfig, f: &FlowConfig, i: usize, keys: &Keys, horizon_s: f64) -> Load {
-    let (forward, back) = hops(s, net, f);
+fn load(s: &Scenario, plan: Option<&Plan>, net: &NetworkConfig, f: &FlowConfig, i: usize, keys: &Keys, horizon_s: f64) -> Load {
+    let (forward, back) = hops(plan, net, f);
     let start = f.start.as_secs_f64();
     let end = f.stop.map_or(horizon_s, |t| t.as_secs_f64().min(horizon_s));
     let mut active_s = (end - start).max(0.0);
     let tcp = f.transport == Transport::Tcp;
-    let smss = f.smss().max(1) as f64;
-    let header = if tcp { 40.0 } else { 28.0 };
+    let smss = plan.map_or(s.smss(), |p| p.flows[i].first.smss).max(1) as f64;
+    let header = if tcp { crate::tcp::segment::data_header_bytes(f.tcp.timestamps) as f64 } else { 28.0 };
     let name = &f.name;
     let bottleneck = forward.iter().map(|h| h.rate_bps).fold(f64::INFINITY, f64::min);
     // Packets of `bytes` bytes of payload: TCP segments them, UDP sends one datagram.

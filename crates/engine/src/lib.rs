@@ -3,10 +3,10 @@
 //!
 //! Data flows one way: scenario (TOML/JSON) -> [`config::Scenario`] (validated, path-aware
 //! errors) -> [`Scenario::as_network`] (a single path is the two-node network it stands for) ->
-//! [`sim::network::NetWorld`] (events, endpoints, links, meters) ->
+//! [`plan::Plan`] (routes, path MTUs, segment sizes) -> [`sim::network::NetWorld`] (events, endpoints, links, meters) ->
 //! [`result::network::NetRunResult`], of which the single-path [`result::RunResult`] is a view.
 //!
-//! Module map: `config` (scenario contract), `units` (integer time, unit strings), `sim` (event
+//! Module map: `config` (scenario contract), `plan` (what a run derives from it), `units` (integer time, unit strings), `sim` (event
 //! queue, random streams, run loop), `app` (sans-I/O applications: traffic sources, UDP echo,
 //! the split relay), `net` (links, queues, impairments), `tcp` (sans-I/O endpoints,
 //! congestion control, loss recovery), `energy` (profiles, CPU costs, meter), `metrics` (traces),
@@ -20,6 +20,7 @@ pub mod energy;
 pub mod error;
 pub mod metrics;
 pub mod net;
+pub mod plan;
 pub mod profiles;
 pub mod result;
 pub mod sim;

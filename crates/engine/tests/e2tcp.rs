@@ -117,7 +117,7 @@ fn timeouts_track_the_round_trip_with_a_margin_seed001_s2_2() {
     let mut p = Pair::new(&s, ONE_WAY, |_: usize, _: &Segment, _: &[Sent]| false);
     p.run_until_closed(SimTime(60_000_000_000));
     let snd = p.eps[0].sender.as_e2tcp().unwrap();
-    let srtt = snd.tcb.srtt.expect("sampled");
+    let srtt = snd.srtt().expect("sampled");
     let t = snd.timeout();
     assert!(t.0 as f64 >= 1.5 * srtt.0 as f64 - 1.0, "timeout {t:?} under SRTT {srtt:?} x 1.5");
     assert!(t < SimDuration::from_millis(200), "a few tens of ms on a 40 ms path, not the 1 s RTO floor: {t:?}");

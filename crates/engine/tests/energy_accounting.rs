@@ -66,7 +66,7 @@ fn cpu_busy_time_is_not_system_idle_and_costs_active_power() {
     for _ in 0..1000 {
         cpu.charge(SimTime(1_000_000), Op::SegmentReceived { bytes: 1460 });
     }
-    let cycles = 1000.0 * (p.cpu.cycles.segment_received + 1460.0 * p.cpu.cycles.per_byte);
+    let cycles = 1000.0 * (p.cpu.cycles.get("segment_received").unwrap() + 1460.0 * p.cpu.cycles.get("per_byte").unwrap());
     let busy_s = cycles / p.cpu.frequency_hz;
     let w = SimTime(10_000_000_000);
     let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);

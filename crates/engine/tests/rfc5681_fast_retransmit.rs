@@ -86,7 +86,7 @@ fn cwnd_stops_growing_at_the_largest_window_the_peer_can_advertise_rfc7323_s2_2(
         let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
         let mut largest = 0;
         while p.step() {
-            largest = largest.max(p.eps[0].sender.tcb().cwnd);
+            largest = largest.max(p.eps[0].sender.state().cwnd);
         }
         assert!(largest <= bound, "window_scale = {scaling}: cwnd reached {largest}");
         if scaling == "false" {
@@ -105,7 +105,7 @@ fn unacknowledged_data_never_exceeds_the_send_buffer() {
     let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
     let mut largest = 0;
     while p.step() {
-        let t = p.eps[0].sender.tcb();
+        let t = p.eps[0].sender.state();
         largest = largest.max(t.snd_max - t.snd_una);
     }
     assert!(largest <= 16_000, "in flight {largest}");

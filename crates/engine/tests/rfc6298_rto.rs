@@ -11,7 +11,7 @@ fn rto_after_the_first_sample_is_srtt_plus_four_rttvar() {
     // The SYN is timed: R = 100 ms -> SRTT = 100 ms, RTTVAR = 50 ms, RTO = 300 ms (RFC 6298 §2.2).
     let s = scenario("newreno", "1000", "", "[tcp]\nmin_rto = \"100ms\"");
     let mut p = Pair::new(&s, SimDuration::from_millis(50), |_, _, _| false);
-    while p.eps[0].sender.tcb().snd_una == 0 {
+    while p.eps[0].sender.state().snd_una == 0 {
         assert!(p.step());
     }
     assert_eq!(p.eps[0].sender.rto(), SimDuration::from_millis(300));
@@ -44,7 +44,7 @@ fn rto_doubles_on_repeated_timeouts_and_karn_keeps_the_backoff() {
     });
     let mut rto_when_repaired = None;
     while p.step() {
-        if rto_when_repaired.is_none() && p.eps[0].sender.tcb().snd_una > lost {
+        if rto_when_repaired.is_none() && p.eps[0].sender.state().snd_una > lost {
             rto_when_repaired = Some(p.eps[0].sender.rto());
         }
         if p.eps[0].is_closed() && p.eps[1].is_closed() {

@@ -60,7 +60,7 @@ fn tahoe_slow_starts_from_one_segment_after_fast_retransmit() {
     let mut cwnd_after = None;
     while p.step() {
         if p.eps[0].sender.counters().fast_retransmits == 1 && cwnd_after.is_none() {
-            cwnd_after = Some(p.eps[0].sender.tcb().cwnd);
+            cwnd_after = Some(p.eps[0].sender.state().cwnd);
         }
         if p.eps[0].is_closed() && p.eps[1].is_closed() {
             break;

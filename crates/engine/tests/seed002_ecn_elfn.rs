@@ -5,7 +5,6 @@ mod common;
 use common::{drop_first_tx_of, scenario, Pair, Sent};
 use std::cell::Cell;
 use std::rc::Rc;
-use tcpenergy_engine::energy::cpu::CpuMeter;
 use tcpenergy_engine::tcp::segment::Segment;
 use tcpenergy_engine::units::{SimDuration, SimTime};
 
@@ -17,26 +16,26 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
     let route_down = Rc::new(Cell::new(false));
     let down = route_down.clone();
     let mut p = Pair::new(&s, ONE_WAY, move |_, _: &Segment, _: &[Sent]| down.get());
-    while p.eps[0].sender.tcb().snd_una < 100_000 {
+    while p.eps[0].sender.state().snd_una < 100_000 {
         assert!(p.step());
     }
     // The route breaks; the node before the break reports it.
     route_down.set(true);
     let frozen_at = p.now;
-    p.eps[0].on_route_notice(frozen_at, false, &mut CpuMeter::disabled());
+    p.eps[0].on_route_notice(frozen_at, false);
     let log_start = p.log.len();
     // ACKs already on their way are still processed; after them the state stays as it is.
     while p.now < frozen_at + SimDuration::from_millis(500) && p.step() {}
-    let (cwnd, ssthresh) = (p.eps[0].sender.tcb().cwnd, p.eps[0].sender.tcb().ssthresh);
+    let (cwnd, ssthresh) = (p.eps[0].sender.state().cwnd, p.eps[0].sender.state().ssthresh);
     let until = frozen_at + SimDuration::from_secs(5);
     while p.now < until && p.step() {}
     // Segments queued before the freeze may still leave at its instant; after it, only probes.
     let after: Vec<&Sent> = p.log[log_start..].iter().filter(|x| x.from == 0 && x.at > frozen_at).collect();
     assert!(!after.is_empty(), "probes are sent while frozen");
-    assert!(after.iter().all(|x| x.seg.len == 1 && x.seg.seq < p.eps[0].sender.tcb().snd_una), "only probes while frozen");
+    assert!(after.iter().all(|x| x.seg.len == 1 && x.seg.seq < p.eps[0].sender.state().snd_una), "only probes while frozen");
     assert_eq!(p.eps[0].sender.counters().timeouts, 0, "no RTO while frozen");
     assert!(p.eps[0].sender.as_tcp().is_some_and(|s| s.is_frozen()));
-    assert_eq!((p.eps[0].sender.tcb().cwnd, p.eps[0].sender.tcb().ssthresh), (cwnd, ssthresh));
+    assert_eq!((p.eps[0].sender.state().cwnd, p.eps[0].sender.state().ssthresh), (cwnd, ssthresh));
     // The route comes back: the next probe is answered and the sender resumes with its state.
     route_down.set(false);
     while p.eps[0].sender.as_tcp().is_some_and(|s| s.is_frozen()) {
@@ -44,7 +43,7 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
     }
     // The answering ACK may acknowledge data whose ACKs the outage swallowed, which grows cwnd by
     // at most one segment in slow start; nothing is reset.
-    let resumed = p.eps[0].sender.tcb().cwnd;
+    let resumed = p.eps[0].sender.state().cwnd;
     assert!(resumed >= cwnd && resumed <= cwnd + s.smss() as u64, "resumes at its old cwnd: {cwnd} -> {resumed}");
     p.run_until_closed(SimTime(600_000_000_000));
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 2_000_000);
@@ -91,7 +90,7 @@ fn ecn_elfn_keeps_cwnd_on_timeout() {
     }
     assert!(p.eps[0].sender.counters().timeouts >= 1);
     assert!(cwnd_at_timeout.unwrap() > s.smss() as u64, "cwnd not reset to one segment");
-    assert_eq!(p.eps[0].sender.tcb().ssthresh, 64_000);
+    assert_eq!(p.eps[0].sender.state().ssthresh, 64_000);
 }
 
 #[test]

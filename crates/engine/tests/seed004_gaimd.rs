@@ -61,7 +61,7 @@ fn the_conservative_fixed_timeout_fires_at_exactly_one_second() {
 fn a_fixed_rto_can_be_set_for_any_aimd_variant() {
     let s = scenario("gaimd", "100KB", "", "[tcp]\nfixed_rto = \"300ms\"");
     let mut p = Pair::new(&s, SimDuration::from_millis(20), |_, _, _| false);
-    while p.eps[0].sender.tcb().snd_una == 0 {
+    while p.eps[0].sender.state().snd_una == 0 {
         assert!(p.step());
     }
     assert_eq!(p.eps[0].sender.rto(), SimDuration::from_millis(300));

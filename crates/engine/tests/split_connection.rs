@@ -315,7 +315,8 @@ fn the_second_connection_takes_the_scenario_tcp_table_with_split_tcp_merged_over
     assert_eq!((split.tcp.variant.name(), split.tcp.initial_window, split.tcp.timestamps), ("sack", 2, true));
     assert_eq!((split.at.as_str(), split.buffer), ("bs", 64_000));
     // Each connection's MTU is its own route's.
-    assert_eq!((f.path_mtu, split.path_mtu), (1500, 1500));
+    let plan = tcpenergy_engine::plan::Plan::of(&s).unwrap();
+    assert_eq!((plan.flows[0].first.path_mtu, plan.flows[0].second.map(|c| c.path_mtu)), (1500, Some(1500)));
     // The normalized scenario keeps the split and reads back the same.
     let again = Scenario::from_json(&s.to_json(), &[]).unwrap();
     assert_eq!(again.network.unwrap().flows[0].split.as_ref().unwrap(), split);

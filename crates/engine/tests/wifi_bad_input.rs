@@ -89,7 +89,7 @@ fn an_mtu_above_the_largest_msdu_is_refused_seed_003_s3() {
     assert!(msg.contains("between 128 and 2296 bytes"), "{msg}");
     // 2296, the seeds' largest MTU, is allowed, and the flow's segments follow it.
     let s = Scenario::from_toml(&edit("rts_threshold = 1000", "rts_threshold = 1000\nmtu = 2296")).unwrap();
-    assert_eq!(s.network.unwrap().flows[0].path_mtu, 2296);
+    assert_eq!(tcpenergy_engine::plan::Plan::of(&s).unwrap().flows[0].first.path_mtu, 2296);
 }
 
 #[test]

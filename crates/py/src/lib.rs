@@ -182,6 +182,26 @@ fn profiles(py: Python<'_>) -> PyResult<String> {
     })
 }
 
+/// The CPU cycle-cost figures a profile holds, in table order, as a JSON list of
+/// {key ("cpu.cycles.NAME"), name, default (null: required), per_byte, operation, doc}.
+#[pyfunction]
+fn cycle_figures() -> String {
+    let list: Vec<serde_json::Value> = tcpenergy_engine::energy::cpu::CYCLE_FIGURES
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "key": format!("cpu.cycles.{}", f.key),
+                "name": f.key,
+                "default": f.default,
+                "per_byte": f.per_byte,
+                "operation": f.operation,
+                "doc": f.doc,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// The engine version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -197,6 +217,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(cycle_figures, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("__version__", tcpenergy_engine::VERSION)?;
     m.add("TcpEnergyError", py.get_type_bound::<TcpEnergyError>())?;

@@ -12,8 +12,10 @@ is their product.
 from __future__ import annotations
 
 import fnmatch
+import json
 from typing import Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from tcpenergy._native import engine
 from tcpenergy.calibration.errors import input_error
 from tcpenergy.records import flatten
 
@@ -29,11 +31,10 @@ POWER_KEYS = (
     "radio.wake_power_w",
     ACTIVE_POWER,
 )
-CYCLE_KEYS = tuple(CYCLES_PREFIX + name for name in (
-    "segment_sent", "segment_received", "per_byte", "ack_sent", "ack_received",
-    "sack_block_generated", "sack_block_processed", "scoreboard_update", "timer_set",
-    "timer_expired", "ooo_queued", "paws_check", "fast_path", "slow_path",
-))
+# The cycle figures as the engine's table declares them (crates/engine/src/energy/cpu.rs), in
+# its order; the router's forwarding costs are not among them.
+CYCLE_FIGURES = tuple(json.loads(engine.cycle_figures()))
+CYCLE_KEYS = tuple(f["key"] for f in CYCLE_FIGURES)
 # Display and output order.
 AFFINE_KEYS = POWER_KEYS + CYCLE_KEYS
 
@@ -54,7 +55,7 @@ _GLOB_CHARS = "*?["
 
 
 def unit(key: str) -> str:
-    if key == CYCLES_PREFIX + "per_byte":
+    if any(f["key"] == key and f["per_byte"] for f in CYCLE_FIGURES):
         return "cycles/byte"
     if key.startswith(CYCLES_PREFIX):
         return "cycles"

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from tcpenergy.calibration.design import with_figures
 from tcpenergy.calibration.keys import is_estimated, profile_keys
-from tcpenergy.reproduce import _toml
+from tcpenergy import toml_writer
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -65,7 +65,7 @@ def calibrated_profile(start: Mapping[str, Any], fitted: Mapping[str, float], so
 
 def to_toml(profile: Mapping[str, Any], header: Sequence[str] = ()) -> str:
     """TOML text of a profile; the text is read back and compared, so it loads as written."""
-    text = _toml.dumps(profile, header="\n".join(header))
+    text = toml_writer.dumps(profile, header="\n".join(header))
     if tomllib.loads(text) != json.loads(json.dumps(profile)):
         raise AssertionError("the calibrated profile's TOML does not read back as written")
     return text

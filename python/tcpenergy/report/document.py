@@ -25,6 +25,7 @@ from tcpenergy.report import metrics as catalogue
 from tcpenergy.report.cells import node_stats
 from tcpenergy.report.figures import FigureFile, write_figures
 from tcpenergy.report.metrics import Metric, View
+from tcpenergy.report.markup import details, html_table
 from tcpenergy.report.layout import (
     VARIANT,
     Layout,
@@ -93,18 +94,6 @@ class ReportPaths:
 
 # Both renderings are built from the same (header, rows) tables and paragraphs.
 
-def _html_table(header: Optional[Sequence[str]], rows: Sequence[Sequence[str]],
-                numeric_from: int = 0) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header or ())
-    body = "\n".join(
-        "<tr>" + "".join(
-            f'<td{" class=num" if numeric_from and i >= numeric_from else ""}>{html.escape(c)}</td>'
-            for i, c in enumerate(row)) + "</tr>"
-        for row in rows)
-    thead = f"<thead><tr>{head}</tr></thead>\n" if head else ""
-    return f"<table>\n{thead}<tbody>\n{body}\n</tbody>\n</table>"
-
-
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -116,17 +105,11 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def details(summary: str, body_html: str, css_class: str = "") -> str:
-    """``body_html`` folded under a one-line summary (HTML ``<details>``)."""
-    cls = f' class="{css_class}"' if css_class else ""
-    return f"<details{cls}>\n<summary>{html.escape(summary)}</summary>\n{body_html}\n</details>"
-
-
 def _table_section(heading: str, intro: str, header, rows, numeric_from: int = 0,
                    fold: Optional[str] = None) -> Section:
     """A table with its intro; folded under ``fold`` (a summary line) when it has more than
     FOLD_ROWS rows."""
-    table = _html_table(header, rows, numeric_from)
+    table = html_table(header, rows, numeric_from)
     if fold is not None and len(rows) > FOLD_ROWS:
         table = details(fold, table)
     return (heading, f"<p>{html.escape(intro)}</p>\n{table}", f"{intro}\n\n{_md_table(header, rows)}")
@@ -135,7 +118,7 @@ def _table_section(heading: str, intro: str, header, rows, numeric_from: int = 0
 def _overview_section(runs: pd.DataFrame, layout: Layout) -> Section:
     items = overview(runs, layout)
     return ("Overview",
-            _html_table(None, [[k, v] for k, v in items]),
+            html_table(None, [[k, v] for k, v in items]),
             "\n".join(f"- **{k}**: {v}" for k, v in items))
 
 
@@ -149,12 +132,12 @@ def _fixed_section(runs: pd.DataFrame) -> Optional[Section]:
     # Three settings per row: the list is long (30-odd keys) but each entry is short.
     wide = [sum(([k, v] for k, v in common[i:i + 3]), []) for i in range(0, len(common), 3)]
     wide = [row + [""] * (6 - len(row)) for row in wide]
-    body = f"<p>{html.escape(intro)}</p>\n{_html_table(['setting', 'value'] * 3, wide)}"
+    body = f"<p>{html.escape(intro)}</p>\n{html_table(['setting', 'value'] * 3, wide)}"
     md = f"{intro}\n\n{_md_table(['setting', 'value'], rows)}"
     if per_sweep:
         sweep_rows = [[name, "; ".join(f"{k} = {v}" for k, v in own) or "-"] for name, own in per_sweep]
         note = "Settings that differ between sweeps, constant within each sweep:"
-        table = _html_table(["sweep", "settings"], sweep_rows)
+        table = html_table(["sweep", "settings"], sweep_rows)
         body += f"\n<p>{html.escape(note)}</p>\n" + (
             details(f"Settings of the {len(sweep_rows)} sweeps", table) if len(sweep_rows) > 3 else table)
         md += f"\n\n{note}\n\n{_md_table(['sweep', 'settings'], sweep_rows)}"
@@ -194,7 +177,7 @@ def _rank_section(table: Optional[pd.DataFrame], per_x: Optional[pd.DataFrame], 
              f"neighbours are joined by ≈ when their {level * 100:g} % confidence intervals "
              f"overlap (intervals from the per-seed means of complete runs; seeds = complete seeds "
              f"behind the least-replicated mean)." + (f" {legend}." if legend else ""))
-    body = f"<p>{html.escape(intro)}</p>\n{_html_table(header, rows)}"
+    body = f"<p>{html.escape(intro)}</p>\n{html_table(header, rows)}"
     md = f"{intro}\n\n{_md_table(header, rows)}"
     if per_x is not None and len(per_x):
         x_cols = [*layout.panels, layout.x]
@@ -202,7 +185,7 @@ def _rank_section(table: Optional[pd.DataFrame], per_x: Optional[pd.DataFrame], 
         x_rows = _rank_rows(per_x, x_cols, names, metrics)
         x_intro = (f"The same orders at each {axis_name(layout.x)} value: a pooled order can hide "
                    f"a change of order along {axis_name(layout.x)}.")
-        table_html = _html_table(x_header, x_rows)
+        table_html = html_table(x_header, x_rows)
         if len(x_rows) > FOLD_ROWS:
             table_html = details(f"Rank order per {axis_name(layout.x)} ({len(x_rows)} rows)", table_html)
         body += f"\n<h3 id=\"rank-per-x\">Per {html.escape(axis_name(layout.x))}</h3>\n" \

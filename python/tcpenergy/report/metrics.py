@@ -61,7 +61,7 @@ FAIRNESS = Metric("jain_fairness", "network.jain_fairness", "J",
                   linear=True)
 
 # The network totals `tcpenergy summarize` shows by default (experiments/stats.DEFAULT_METRICS
-# is built from this tuple, so the report and the command name the same columns).
+# lists their columns; tests/test_report_network.py checks that the two agree).
 NETWORK_TOTALS = (GOODPUT_NETWORK, ENERGY_NETWORK, IDEALIZED_ENERGY_NETWORK, E_NETWORK, E_I_NETWORK,
                   FAIRNESS)
 NETWORK_RANKED = (E_NETWORK, E_I_NETWORK, GOODPUT_NETWORK, FAIRNESS)

@@ -191,7 +191,7 @@ def _slug(text: str) -> str:
 def section(documents: Sequence[Mapping[str, Any]], stage: Path) -> Tuple[Section, List[Path]]:
     """The report's Sensitivity section (one sub-section per swept key) and its figure files,
     written into ``stage``/figures/ (paths relative to the report directory)."""
-    from tcpenergy.report.document import _html_table, details
+    from tcpenergy.report.markup import details, html_table
 
     intro = ("Energy claims judged again with one device-profile figure swept in both nodes' profiles "
              "(tcpenergy reproduce --sensitivity KEY): where each holds, and how that reads physically. "
@@ -203,7 +203,7 @@ def section(documents: Sequence[Mapping[str, Any]], stage: Path) -> Tuple[Sectio
         rel_png, rel_svg = Path("figures") / png.name, Path("figures") / svg.name
         files += [rel_png, rel_svg]
         rows = _rows(document)
-        table = _html_table(_HEADER, rows)
+        table = html_table(_HEADER, rows)
         if len(rows) > FOLD_ROWS:
             table = details(f"Where each of the {len(rows)} energy claims holds", table)
         caption = (f"Energy claims of {document['paper']} (rows) at each swept {document['key']} (columns), "
@@ -237,7 +237,7 @@ _DOES_NOT_HOLD_CELL = '<td class="status-does_not_hold">does not hold</td>'
 
 def annotate_checklist(sections: Sequence[Section], documents: Sequence[Mapping[str, Any]]) -> List[Section]:
     """The sections with each noted claim's checklist status cell extended by its notes."""
-    from tcpenergy.reproduce.claims import anchor
+    from tcpenergy.report.anchors import claim_anchor as anchor
 
     notes = checklist_notes(documents)
     out = []

@@ -1,6 +1,6 @@
 """Claims checklist machinery: load a paper's claims, judge relations from runs, write the results.
 
-A claim entry (from ``data/claims_<paper>.yaml``, which carries each claim's text and its source
+A claim entry (from a paper package's ``claims.yaml``, which carries each claim's text and its source
 in the paper) is judged by an evaluator that returns a :class:`Verdict`; this module supplies what
 evaluators share:
 
@@ -9,8 +9,8 @@ evaluators share:
   the runs of a cell are averaged over RTT; the per-seed averages are the replicates);
 * the comparison rules (see :func:`relation_holds`): on the means with a tie tolerance declared
   once (``TIE_REL``) where the paper compared means, on the confidence intervals where it claimed
-  significance; the parser for chains such as ``E[SACK] < E[NewReno] ~= E[Reno]``, which hold
-  only when every pair they relate holds;
+  significance; which pairs a chain of relations such as ``a < b ~= c`` relates
+  (:func:`implied_relation`);
 * the four statuses, among them ``consistency`` for a claim that cannot fail in the model;
 * which runs a verdict used (:func:`judge`): settings and n complete / n run, and the rule that a
   setting with too few complete runs cannot make a claim hold;
@@ -22,12 +22,13 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from tcpenergy.report.anchors import claim_anchor as anchor
 
 HOLDS = "holds"
 DOES_NOT_HOLD = "does_not_hold"
@@ -57,51 +58,29 @@ TIE_REL = 0.01
 MIN_COMPLETE_FRACTION = 2 / 3
 MIN_COMPLETE_RUNS = 2
 
-LEVEL = 0.90  # seed 000 §5: 90 % confidence intervals
-
-# Protocol names as claims.yaml writes them -> engine variant names.
-PROTOCOLS = {"reno": "reno", "newreno": "newreno", "sack": "sack", "tahoe": "tahoe"}
-DISPLAY = {"reno": "Reno", "newreno": "NewReno", "sack": "SACK", "tahoe": "Tahoe"}
-
-# Metric symbols of claims.yaml -> result column, unit for evidence, scale, higher is better.
-METRICS: Dict[str, Tuple[str, str, float]] = {
-    "E": ("energy.sender.per_bit_total_uj", "µJ/bit", 1.0),
-    "E_I": ("energy.sender.per_bit_idealized_uj", "µJ/bit", 1.0),
-    "tau": ("flow.goodput_bps", "kbit/s", 1e-3),
-    "Timeouts": ("flow.timeouts", "timeouts/run", 1.0),
-    "Retx": ("flow.retransmissions", "retransmissions/run", 1.0),
-}
+# The confidence level of intervals where a paper states none of its own (seed 002 states 95 %).
+LEVEL = 0.90
 
 RELATIONS = ("<", ">", "~=", "<=", ">=")
-
-# The seed papers, cited by authors and title (seed 002's author names are lost in our copy).
-CITATIONS = {
-    "seed-000": 'H. Singh and S. Singh, "Energy Consumption of TCP Reno, Newreno, and SACK in Multi-Hop '
-                'Wireless Networks"',
-    "seed-001": 'Donckers, Havinga, Smit, Smit, "Energy Efficient TCP"',
-    "seed-002": 'seed 002, "energy cost and goodput of TCP-SACK and TCP-ECN-ELFN in ad hoc networks"',
-    "seed-003": 'S. Agrawal and S. Singh, "An Experimental Study of TCP\'s Energy Consumption over a '
-                'Wireless Link"',
-    "seed-004": 'L. Mamatas and V. Tsaoussidis, "Exploiting Energy-Saving Potential in Heterogeneous Networks"',
-}
-
 
 # --------------------------------------------------------------------------------------------
 # Claims data
 # --------------------------------------------------------------------------------------------
 
-def claims_file(name: str = "claims_s000.yaml"):
-    """The packaged claims file (a Traversable; use ``.read_text()``)."""
-    return resources.files("tcpenergy.reproduce").joinpath("data", name)
+def paper_file(package: str, name: str):
+    """A file shipped in a paper's package (``claims.yaml``, ``rules.yaml``), as a Traversable
+    (use ``.read_text()``)."""
+    return resources.files(package).joinpath(name)
 
 
-def load_claims(name: str = "claims_s000.yaml") -> List[Dict[str, Any]]:
+def load_claims(source) -> List[Dict[str, Any]]:
+    """The claim entries of a packaged claims file (see :func:`paper_file`)."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    entries = yaml.load(claims_file(name).read_text(encoding="utf-8"), Loader=loader)
+    entries = yaml.load(source.read_text(encoding="utf-8"), Loader=loader)
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "id" in e for e in entries):
-        raise ValueError(f"{name}: expected a list of claim entries with ids")
+        raise ValueError(f"{source}: expected a list of claim entries with ids")
     return entries
 
 
@@ -303,52 +282,6 @@ def significance_word(a: Stat, b: Stat) -> str:
     return "CIs disjoint" if significant(a, b) else "CIs overlap"
 
 
-_TERM = re.compile(r"(E_I|E_A|E|tau|Timeouts|Retx)\[([A-Za-z-]+)\]")
-_OP = re.compile(r"\s*(~=|<=|>=|<|>|=)\s*")
-
-
-@dataclass(frozen=True)
-class Chain:
-    metric: str
-    protocols: Tuple[str, ...]  # engine variant names
-    ops: Tuple[str, ...]
-
-    def text(self) -> str:
-        parts = [f"{self.metric}[{DISPLAY.get(self.protocols[0], self.protocols[0])}]"]
-        for op, p in zip(self.ops, self.protocols[1:]):
-            parts += [op, f"{self.metric}[{DISPLAY.get(p, p)}]"]
-        return " ".join(parts)
-
-
-def parse_chain(text: str) -> Chain:
-    """``E[SACK] < E[NewReno] ~= E[Reno]`` -> Chain("E", ("sack", "newreno", "reno"), ("<", "~="))."""
-    text = text.strip()
-    pos, metric, protocols, ops = 0, None, [], []
-    while True:
-        m = _TERM.match(text, pos)
-        if not m:
-            raise ValueError(f"cannot parse a chain of relations from {text!r}")
-        if metric is None:
-            metric = m.group(1)
-        elif m.group(1) != metric:
-            raise ValueError(f"mixed metrics in {text!r}")
-        name = m.group(2).lower()
-        if name not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {m.group(2)!r} in {text!r}")
-        protocols.append(PROTOCOLS[name])
-        pos = m.end()
-        if pos >= len(text):
-            break
-        o = _OP.match(text, pos)
-        if not o:
-            raise ValueError(f"cannot parse a chain of relations from {text!r}")
-        ops.append(o.group(1))
-        pos = o.end()
-    if not ops:
-        raise ValueError(f"no relation in {text!r}")
-    return Chain(metric, tuple(protocols), tuple(ops))
-
-
 def implied_relation(ops: Sequence[str]) -> Optional[str]:
     """The relation a chain states between two of its terms, from the operators between them:
     all ``~=``: ``~=``; only ``<``/``<=``/``~=`` with a ``<``: ``<``; only ``<=``/``~=`` with a
@@ -360,63 +293,6 @@ def implied_relation(ops: Sequence[str]) -> Optional[str]:
         if ops <= {strict, weak, "~="}:
             return strict if strict in ops else weak
     return None
-
-
-def chain_pairs(chain: Chain) -> List[Tuple[int, int, str]]:
-    """Every pair (i, j, relation) a chain relates, neighbours and non-neighbours alike."""
-    out = []
-    ps = chain.protocols
-    for i in range(len(ps)):
-        for j in range(i + 1, len(ps)):
-            rel = implied_relation(chain.ops[i:j])
-            if rel is not None:
-                out.append((i, j, rel))
-    return out
-
-
-def check_chain(chain: Chain, stats: Mapping[str, Stat], basis: str = SIGNIFICANCE) -> Tuple[bool, List[str]]:
-    """Judge a chain of relations against per-protocol statistics: it holds only if every pair it
-    relates holds (``S ~= N ~= R`` needs S ~= R too; ``S < N ~= R`` needs S < R). Returns (holds,
-    the failed pairs in words)."""
-    failures = []
-    ps = chain.protocols
-    for i, j, op in chain_pairs(chain):
-        a, b = stats[ps[i]], stats[ps[j]]
-        if not relation_holds(a, op, b, basis):
-            kind = "" if j == i + 1 else "implied "
-            failures.append(f"{kind}{DISPLAY[ps[i]]} {op} {DISPLAY[ps[j]]} fails (found "
-                            f"{DISPLAY[ps[i]]} {found_relation(a, b, basis)} {DISPLAY[ps[j]]})")
-    return (not failures), failures
-
-
-def chain_significance_text(chain: Chain, stats: Mapping[str, Stat]) -> str:
-    """Per related pair, whether the 90 % intervals overlap (reported beside a means verdict)."""
-    ps = chain.protocols
-    return ", ".join(f"{DISPLAY[ps[i]]}-{DISPLAY[ps[j]]} {significance_word(stats[ps[i]], stats[ps[j]])}"
-                     for i, j, _ in chain_pairs(chain))
-
-
-def order_text(stats: Mapping[str, Stat], higher_is_better: bool = False, basis: str = SIGNIFICANCE) -> str:
-    """The ordering the data show, best first, neighbours joined by <, > or ~=."""
-    items = sorted(stats.items(), key=lambda kv: -kv[1].mean if higher_is_better else kv[1].mean)
-    parts = [DISPLAY.get(items[0][0], items[0][0])]
-    for (_, a), (name, b) in zip(items, items[1:]):
-        parts += [found_relation(a, b, basis), DISPLAY.get(name, name)]
-    return " ".join(parts)
-
-
-def chain_found_text(chain: "Chain", stats: Mapping[str, Stat], basis: str = SIGNIFICANCE) -> str:
-    """The relations the data show between the chain's neighbours, in the chain's order."""
-    ps = chain.protocols
-    parts = [DISPLAY.get(ps[0], ps[0])]
-    for a, b in zip(ps, ps[1:]):
-        parts += [found_relation(stats[a], stats[b], basis), DISPLAY.get(b, b)]
-    return " ".join(parts)
-
-
-def stats_text(stats: Mapping[str, Stat], metric: str) -> str:
-    unit, scale = METRICS[metric][1], METRICS[metric][2]
-    return "; ".join(f"{DISPLAY.get(p, p)} {s.text(scale)}" for p, s in stats.items()) + f" {unit}"
 
 
 def variant_stats(runs, conditions: Sequence[str], metric_column: str, x_col: Optional[str] = "label.rtt",
@@ -437,7 +313,7 @@ def variant_stats(runs, conditions: Sequence[str], metric_column: str, x_col: Op
         key = tuple(row[c] for c in conditions)
         out.setdefault(key, {})[row[variant_col]] = Stat(
             float(row["mean"]), float(row["ci_low"]), float(row["ci_high"]), int(row["n"]),
-            settings.get(_group_key(key + (row[variant_col],)), frozenset()))
+            settings.get(group_key(key + (row[variant_col],)), frozenset()))
     return out
 
 
@@ -460,7 +336,8 @@ def _norm(value: Any) -> Any:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
-def _group_key(values: Sequence[Any]) -> tuple:
+def group_key(values: Sequence[Any]) -> tuple:
+    """A group's values as a key that matches however the frame typed them (1 and 1.0 alike)."""
     return tuple(_norm(v) for v in values)
 
 
@@ -496,7 +373,7 @@ def settings_by(frame, by: Sequence[str]) -> Dict[tuple, frozenset]:
     cols = list(by)
     values = frame[cols].itertuples(index=False, name=None) if cols else [()] * len(frame)
     for key, setting in zip(values, frame[SETTING]):
-        out.setdefault(_group_key(key), set()).add(setting)
+        out.setdefault(group_key(key), set()).add(setting)
     return {k: frozenset(v) for k, v in out.items()}
 
 
@@ -640,11 +517,6 @@ SUMMARY_ORDER = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, NOT_MODELLED)
 INDICATIVE_NOTE = ("Indicative verdicts: this is a --quick run (3 seeds per setting instead of 10); verdicts "
                    "can change on a full run.")
 FOLD_AT = 240  # evidence longer than this (characters) is folded in <details>
-
-
-def anchor(claim_id: str) -> str:
-    """The HTML id of a claim's evidence row."""
-    return "claim-" + re.sub(r"[^A-Za-z0-9_-]", "-", str(claim_id))
 
 
 def _badge(status: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import _toml
+from tcpenergy import toml_writer
 
 # The testbeds' TCP stacks as `tcp.stack` presets (docs/models/tcp.md, "Stack presets"): the
 # timer ticks, RTO bounds, delayed ACK, initial window and the default socket buffers, which ttcp
@@ -18,171 +18,6 @@ from tcpenergy.reproduce import _toml
 # (Linux 2.2).
 FREEBSD43 = {"stack": "freebsd-4.3"}
 LINUX22 = {"stack": "linux-2.2"}
-
-
-# --------------------------------------------------------------------------------------------
-# The network a reproduction runs on (seeds 000 and 002)
-# --------------------------------------------------------------------------------------------
-
-# The measured chain: four 802.11b stations in one collision domain, static routes a -> b -> c -> d,
-# a Dummynet at node c (scenarios/singh2002-testbed.toml); or the single-path abstraction of that
-# chain (a 2 Mbit/s end-to-end link with delays and impairments per direction).
-TESTBED = "testbed"
-PATH = "path"
-NETWORKS = (TESTBED, PATH)
-NETWORK_FILE = "network"  # OUT/network: the network OUT's reproduction ran on (a rerun resumes it)
-NETWORK_PAPERS = ("seed-000", "seed-002")  # the reproductions that run on either
-# The default of `tcpenergy reproduce` and of seed00X.run (docs/reproduce/seed-000.md, "Network"):
-# the path. The testbed is what the papers measured, but its --quick run takes about 2 minutes on
-# 2 cores against the path's 45 s (each chain run simulates every 802.11 frame on four stations).
-DEFAULT_NETWORK = PATH
-
-# The testbed's pipes at node c: index 0 towards d (the data direction, always present: it holds the
-# delay), index 1 towards b (the ACK direction, present when the condition impairs ACKs too).
-FORWARD_PIPE = ("c", "d")
-REVERSE_PIPE = ("c", "b")
-SENDER_NODE, RECEIVER_NODE = "a", "d"
-
-# Path-form keys -> the testbed's keys, exact and by prefix; one table read both ways: to write a
-# testbed sweep from a path sweep's axes, and to give testbed runs the path-form column names the
-# claims read (``logical_columns``).
-RTT_AXIS = "rtt"
-_EXACT_KEYS = {
-    RTT_AXIS: "pipes.0.delay",  # the whole average RTT is Dummynet's delay on c -> d
-    "path.mtu": "channels.0.mtu",
-    "traffic.bytes": "flows.0.traffic.bytes",
-    "energy.sender": f"nodes.{SENDER_NODE}.profile",
-    "energy.receiver": f"nodes.{RECEIVER_NODE}.profile",
-}
-_PREFIX_KEYS = (
-    ("path.forward.impairments.", "pipes.0.impairments."),
-    ("path.reverse.impairments.", "pipes.1.impairments."),
-    ("energy.sender.", f"nodes.{SENDER_NODE}.profile."),
-    ("energy.receiver.", f"nodes.{RECEIVER_NODE}.profile."),
-)
-# What the testbed's records call the path form's per-direction counters (the Dummynet pipes).
-_RESULT_COLUMNS = {
-    "path.forward.packets_sent": "pipes.{}->{}.packets".format(*FORWARD_PIPE),
-    "path.forward.dropped_channel": "pipes.{}->{}.dropped".format(*FORWARD_PIPE),
-    "path.reverse.packets_sent": "pipes.{}->{}.packets".format(*REVERSE_PIPE),
-    "path.reverse.dropped_channel": "pipes.{}->{}.dropped".format(*REVERSE_PIPE),
-}
-
-
-def check_network(network: str) -> str:
-    if network not in NETWORKS:
-        raise ValueError(f"network must be one of {', '.join(NETWORKS)}, got {network!r}")
-    return network
-
-
-def testbed_key(key: str) -> str:
-    """The testbed's key for a path-form sweep key (``path.mtu`` -> ``channels.0.mtu``); keys that do
-    not name the path (``tcp.variant``) are the same in both forms."""
-    if key in _EXACT_KEYS:
-        return _EXACT_KEYS[key]
-    for path_prefix, testbed_prefix in _PREFIX_KEYS:
-        if key.startswith(path_prefix):
-            return testbed_prefix + key[len(path_prefix):]
-    if key.startswith("path.") or key.startswith("energy.sender") or key.startswith("energy.receiver"):
-        raise ValueError(f"{key} has no counterpart on the testbed chain")
-    return key
-
-
-def _path_key(key: str) -> Optional[str]:
-    """The path-form name of a testbed key or result column, or None."""
-    for path_key, testbed in _EXACT_KEYS.items():
-        if key == testbed:
-            return path_key
-    for path_key, testbed in _RESULT_COLUMNS.items():
-        if key == testbed:
-            return path_key
-    for path_prefix, testbed_prefix in _PREFIX_KEYS:
-        if key.startswith(testbed_prefix):
-            return path_prefix + key[len(testbed_prefix):]
-    return None
-
-
-def logical_columns(frame):
-    """``frame`` with the testbed runs' columns also under the path-form names the claims and reports
-    read (``channels.0.mtu`` -> ``path.mtu``, ``label.pipes.0.delay`` -> ``label.rtt``,
-    ``pipes.c->d.dropped`` -> ``path.forward.dropped_channel``, ...): filled only where the path-form
-    column has no value, so path runs are left as they are. The one place the two forms meet."""
-    import pandas as pd
-
-    filled: Dict[str, Any] = {}
-    for column in frame.columns:
-        label = column.startswith("label.")
-        name = _path_key(column[len("label."):] if label else column)
-        if name is None or (name == RTT_AXIS and not label):  # rtt is an axis, never a scenario key
-            continue
-        target = ("label." + name) if label else name
-        filled[target] = (frame[target].where(frame[target].notna(), frame[column])
-                          if target in frame.columns else frame[column])
-    if not filled:
-        return frame
-    kept = frame.drop(columns=[c for c in filled if c in frame.columns])
-    out = pd.concat([kept, pd.DataFrame(filled, index=frame.index)], axis=1)
-    return out[[c for c in frame.columns] + [c for c in filled if c not in frame.columns]]
-
-
-def testbed_experiment(exp: "Experiment", base: Dict[str, Any], description: Optional[str] = None) -> "Experiment":
-    """``exp`` on the testbed chain: ``base`` (a network scenario) and every axis and fixed key
-    translated by :func:`testbed_key`."""
-    return Experiment(exp.name, description or exp.description, base,
-                      {testbed_key(k): list(v) for k, v in exp.axes.items()}, exp.repetitions,
-                      {testbed_key(k): v for k, v in exp.fixed.items()},
-                      list(exp.seeds) if exp.seeds is not None else None)
-
-
-def testbed_scenario(name: str, forward: Sequence[Mapping[str, Any]], reverse: Sequence[Mapping[str, Any]], *,
-                     delay: str, tcp: Mapping[str, Any], device: str, mtu: int = 1500, transfer: str = "5MB",
-                     sender: Any = None, radio_policy: str = "always_on", rts_threshold: Any = "off",
-                     stop_after: Optional[str] = None) -> Dict[str, Any]:
-    """Seeds 000/002's testbed (scenarios/singh2002-testbed.toml) as a network scenario: four laptops
-    with 11 Mbit/s 802.11b cards in one collision domain (control frames at 2 Mbit/s, long
-    preamble), static routes a -> b -> c -> d and back, one bulk transfer a -> d, and Dummynet at c:
-    a pipe towards d with ``delay`` and the ``forward`` impairments (data packets), and, when
-    ``reverse`` is not empty, a pipe towards b with those impairments (ACKs). ``sender``: the
-    profile of node a when it is not ``device``."""
-    pipes = [{"from": FORWARD_PIPE[0], "to": FORWARD_PIPE[1], "delay": delay,
-              "impairments": [dict(i) for i in forward]}]
-    if reverse:
-        pipes.append({"from": REVERSE_PIPE[0], "to": REVERSE_PIPE[1], "delay": "0ms",
-                      "impairments": [dict(i) for i in reverse]})
-    nodes: Dict[str, Any] = {n: {} for n in "abcd"}
-    if sender is not None:
-        nodes[SENDER_NODE] = {"profile": copy.deepcopy(sender)}
-    scenario: Dict[str, Any] = {
-        "name": name,
-        "seed": 1,
-        "routes": [["a", "b", "c", "d"], ["d", "c", "b", "a"]],
-        "tcp": dict(tcp),
-        "energy": {"default_profile": device, "radio_policy": radio_policy},
-        "nodes": nodes,
-        "channels": [{"name": "adhoc", "standard": "802.11b", "nodes": ["a", "b", "c", "d"],
-                      "data_rate": "11Mbps", "basic_rate": "2Mbps", "preamble": "long",
-                      "rts_threshold": rts_threshold, "mtu": mtu}],
-        "pipes": pipes,
-        "flows": [{"name": "ttcp", "from": SENDER_NODE, "to": RECEIVER_NODE, "transport": "tcp",
-                   "traffic": {"kind": "bulk", "bytes": transfer}}],
-    }
-    if stop_after is not None:
-        scenario["stop_after"] = stop_after
-    return scenario
-
-
-def recorded_network(out_dir: Path) -> Optional[str]:
-    """The network OUT's reproduction ran on (OUT/network), or None."""
-    marker = Path(out_dir) / NETWORK_FILE
-    try:
-        text = marker.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    return text if text in NETWORKS else None
-
-
-def record_network(out_dir: Path, network: str) -> None:
-    (Path(out_dir) / NETWORK_FILE).write_text(network + "\n", encoding="utf-8")
 
 
 def random_phase(impairment: Dict[str, Any], group: Optional[str] = None) -> Dict[str, Any]:
@@ -254,9 +89,9 @@ def write_experiment(exp: Experiment, directory: Path, paper_id: str) -> Path:
     base_file = directory / f"{exp.name}.base.toml"
     sweep_file = directory / f"{exp.name}.sweep.toml"
     # TOML is UTF-8 by definition, and descriptions hold non-ASCII text such as "§".
-    base_file.write_text(_toml.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
+    base_file.write_text(toml_writer.dumps(exp.base, header=f"{exp.description}\nBase scenario written by "
                                                      f"`tcpenergy reproduce {paper_id}`."), encoding="utf-8")
-    sweep_file.write_text(_toml.dumps(exp.sweep_document(base_file.name),
+    sweep_file.write_text(toml_writer.dumps(exp.sweep_document(base_file.name),
                                       header=f"{exp.description}\nRerun alone with: tcpenergy sweep "
                                              f"{sweep_file.name} --store ../runs.duckdb"), encoding="utf-8")
     return sweep_file
@@ -277,9 +112,9 @@ def output_layout(out_dir: Path):
 
 
 def _run_sweep(sweep_file: Path, store_path: Path, jobs: Optional[int], progress: bool):
-    import tcpenergy
+    from tcpenergy.experiments import sweep
 
-    return tcpenergy.sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
+    return sweep(sweep_file, store=store_path, jobs=jobs, progress=progress)
 
 
 # What a paper's ``run`` may be given besides where and how fast to run (all default to the
@@ -337,9 +172,9 @@ def node_profile(scenario: Mapping[str, Any], node: str) -> Dict[str, Any]:
     """The profile ``node`` ("sender" or "receiver") of ``scenario`` runs with, as a table (engine
     defaults filled in by validation); in a network scenario, the profile of the first flow's source
     or destination node."""
-    import tcpenergy
+    from tcpenergy import api
 
-    valid = tcpenergy.validate(dict(scenario))
+    valid = api.validate(dict(scenario))
     if "nodes" in valid and "flows" in valid:
         name = valid["flows"][0]["from" if node == "sender" else "to"]
         return profile_table(valid["nodes"][name]["profile"])
@@ -365,7 +200,7 @@ def select_runs(frame, exps: Sequence[Experiment], all_runs: bool = False):
     included (the claims count n complete / n run from it)."""
     import pandas as pd
 
-    from tcpenergy import engine_version
+    from tcpenergy._version import engine_version
 
     if "engine_version" in frame.columns:
         frame = frame[frame["engine_version"] == engine_version()]
@@ -395,27 +230,60 @@ def table_section(header: Sequence[str], rows: Sequence[Sequence[Any]], intro: s
     return (heading, body, "\n".join(md))
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """A sweep built from the runs before it (seed 000 matches a random loss rate to the loss its
+    bursty runs measured): ``build`` gets the ok runs of the experiments so far and returns the
+    experiment; it runs after them, and only when ``keep`` keeps ``name``."""
+
+    name: str
+    build: Callable[[Any], Experiment]
+
+
 def run_and_judge(paper_id: str, exps: Sequence[Experiment], out_dir: Path, *, quick: bool, jobs: Optional[int],
                   progress: bool, log: Callable[[str], None], transform: Optional[Transform],
-                  keep: Optional[AbstractSet[str]], report: bool, add_metrics: Callable[[Any], Any],
-                  evaluate: Callable[..., List[Dict[str, Any]]], claims_file: str,
-                  write_report: Callable[..., List[Path]]) -> Outcome:
+                  keep: Optional[AbstractSet[str]], report: bool, evaluate: Callable[..., List[Dict[str, Any]]],
+                  claims: Any, write_report: Callable[..., List[Path]],
+                  add_metrics: Optional[Callable[[Any], Any]] = None,
+                  prepare: Optional[Callable[[Path], None]] = None, view: Optional[Callable[[Any], Any]] = None,
+                  follow_ups: Sequence[FollowUp] = ()) -> Outcome:
     """The steps every reproduction shares: run (or resume) its experiments into OUT/runs.duckdb,
-    judge its claims over every attempted run (so verdicts count n complete / n run), write
-    OUT/claims.json and, when ``report``, the report from the complete runs."""
+    judge its claims (the packaged file ``claims``) over every attempted run (so verdicts count
+    n complete / n run), write OUT/claims.json and, when ``report``, the report from the complete
+    runs. ``add_metrics``: the paper's per-run columns (None: none); ``prepare``: called with OUT
+    once it exists, before anything runs (seeds 000 and 002 record their network there);
+    ``view``: how the stored runs are read (seeds 000 and 002: the testbed's columns under the
+    path form's names, ``networks.logical_columns``); ``follow_ups``: sweeps built from the runs
+    before them."""
     import time
 
     from tcpenergy.reproduce import claims as claims_mod
 
     started = time.perf_counter()
+    add = add_metrics or (lambda runs: runs)
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
-    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log,
-                             lambda exp, directory: write_experiment(exp, directory, paper_id), transform, keep)
-    frame = load_runs(store_path)
-    runs = add_metrics(select_runs(frame, exps))
-    results = evaluate(add_metrics(select_runs(frame, exps, all_runs=True)), claims_mod.load_claims(claims_file),
-                       quick=quick)
+    if prepare is not None:
+        prepare(out_dir)
+
+    def stored_runs():
+        frame = load_runs(store_path)
+        return view(frame) if view is not None else frame
+
+    exps = list(exps)
+    write = lambda exp, directory: write_experiment(exp, directory, paper_id)  # noqa: E731
+    failed = run_experiments(exps, sweeps_dir, store_path, jobs, progress, log, write, transform, keep)
+    skipped = left_out(exps, keep)
+    for follow_up in follow_ups:
+        if not kept(follow_up.name, keep):
+            skipped.append(follow_up.name)
+            continue
+        extra = follow_up.build(select_runs(stored_runs(), exps))
+        failed += run_experiments([extra], sweeps_dir, store_path, jobs, progress, log, write, transform)
+        exps.append(extra)
+    frame = stored_runs()
+    runs = add(select_runs(frame, exps))
+    results = evaluate(add(select_runs(frame, exps, all_runs=True)), claims_mod.load_claims(claims), quick=quick)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,
-                   files, failed, incomplete_count(runs), left_out(exps, keep))
+                   files, failed, incomplete_count(runs), skipped)

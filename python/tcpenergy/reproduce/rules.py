@@ -1,7 +1,7 @@
 """Claim rules as data: the common shapes of a paper's claims, judged by one engine.
 
 Most claims the seed papers make have one of four shapes, and a paper's checklist states them in
-``data/rules_<paper>.yaml`` instead of code:
+``rules.yaml`` of its package instead of code:
 
 * **order**: an ordering or tie of a metric between named terms (variants, settings) in a cell,
   ``relation: "E2TCP < Tahoe; Reno ~= NewReno"``; a chain holds only when every pair it relates
@@ -209,12 +209,12 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))
 
 
-def load_rules(name: str) -> RuleSet:
-    """The packaged rules file ``data/<name>``."""
+def load_rules(source) -> RuleSet:
+    """A paper package's rules file (``claims.paper_file(package, "rules.yaml")``)."""
     import yaml
 
-    text = C.claims_file(name).read_text(encoding="utf-8")
-    return parse_rules(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), name)
+    text = source.read_text(encoding="utf-8")
+    return parse_rules(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), str(source))
 
 
 # --------------------------------------------------------------------------------------------
@@ -672,14 +672,14 @@ def _failed_parts(rule: Rule, out: Outcome) -> str:
     return "The rule's condition fails in the runs (see the evidence)."
 
 
-def evaluate(runs, entries: Sequence[Mapping[str, Any]], rules: Union[str, RuleSet],
+def evaluate(runs, entries: Sequence[Mapping[str, Any]], rules: Any,
              code: Optional[Mapping[str, Callable[[Mapping[str, Any]], Verdict]]] = None,
              quick: bool = False, quick_note: str = "") -> List[Dict[str, Any]]:
     """One claims.json record per entry, judged by its rule. ``runs``: every attempted run (with the
-    paper's metric columns); ``rules``: a packaged rules file name or a parsed RuleSet; ``code``:
+    paper's metric columns); ``rules``: a paper's packaged rules file (see :func:`load_rules`) or a parsed RuleSet; ``code``:
     evaluators (claim entry -> Verdict) of the claims marked ``code: true``; ``quick_note``:
     appended to the evidence of rule-judged verdicts on --quick runs (code evaluators say it themselves)."""
-    ruleset = load_rules(rules) if isinstance(rules, str) else rules
+    ruleset = rules if isinstance(rules, RuleSet) else load_rules(rules)
     attempted = C.mark_settings(runs)
     complete = Selector(C.usable_runs(attempted))
     every = Selector(attempted)

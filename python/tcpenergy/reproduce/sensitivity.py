@@ -35,7 +35,6 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -384,10 +383,10 @@ def with_figure(exp, key: str, value: float):
     ``key`` = ``value``."""
     base = copy.deepcopy(exp.base)
     if "nodes" in base:
-        import tcpenergy
+        from tcpenergy import api
         from tcpenergy.reproduce.common import profile_table
 
-        valid = tcpenergy.validate(dict(exp.base))
+        valid = api.validate(dict(exp.base))
         for name in base["nodes"]:
             profile = profile_table(valid["nodes"][name]["profile"])
             base["nodes"][name] = {**(base["nodes"][name] or {}), "profile": set_figure(profile, key, value)}
@@ -417,22 +416,16 @@ def overridden(exp, key: str) -> List[str]:
 # One value: the reproduction's own run(), with its experiments transformed
 # --------------------------------------------------------------------------------------------
 
-# Paper -> the module holding its claim rules and ENERGY_CLAIMS.
-CLAIM_MODULES = {"seed-000": "tcpenergy.reproduce.seed000_claims",
-                 "seed-001": "tcpenergy.reproduce.seed001_claims",
-                 "seed-002": "tcpenergy.reproduce.seed002_claims",
-                 "seed-003": "tcpenergy.reproduce.seed003_claims",
-                 "seed-004": "tcpenergy.reproduce.seed004_claims"}
-
-
 def energy_claims(paper: str) -> frozenset:
-    return frozenset(import_module(CLAIM_MODULES[paper]).ENERGY_CLAIMS)
+    from tcpenergy.reproduce import registry
+
+    return frozenset(registry.claims_module(paper).ENERGY_CLAIMS)
 
 
 def _paper_module(paper: str):
-    from tcpenergy.reproduce import PAPERS
+    from tcpenergy.reproduce import registry
 
-    return import_module(PAPERS[paper][0])
+    return registry.package(paper)
 
 
 @dataclass
@@ -555,7 +548,7 @@ def plan(paper: str, key: str, values: Optional[Sequence[float]] = None,
          quick: bool = False) -> Tuple[Knob, Dict[str, Any], List[float], List[str]]:
     """(knob, reference profile, sorted values, notes) of a sweep, validated against the engine
     before anything runs: the reference is the sender's profile of the paper's first experiment."""
-    import tcpenergy
+    from tcpenergy import api
 
     k = knob(key)
     module = _paper_module(paper)
@@ -575,7 +568,7 @@ def plan(paper: str, key: str, values: Optional[Sequence[float]] = None,
         notes.append("profiles whose own value differs from the reference's (each is set to the swept value): "
                      + ", ".join(f"{n} {_num(v)}" for n, v in seen.items()))
     for value in chosen:  # a value the engine rejects stops the sweep here, before any run
-        tcpenergy.validate(with_figure(exps[0], key, value).base)
+        api.validate(with_figure(exps[0], key, value).base)
     return k, reference, chosen, notes
 
 
@@ -639,7 +632,7 @@ def needed_sweeps(base: ValueRun, energy: frozenset, sweeps_read: Mapping[str, S
 
 def _document(paper, k: Knob, reference, reading: Reading, values, runs: Sequence[ValueRun], base: ValueRun,
               energy: frozenset, keep, compared, notes, quick) -> Dict[str, Any]:
-    from tcpenergy import engine_version
+    from tcpenergy._version import engine_version
 
     base_value = base.value
     claims = []

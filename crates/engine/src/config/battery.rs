@@ -2,11 +2,50 @@
 //! model that turns the node's power into lost charge.
 
 use super::{serde_units, typed};
-use crate::energy::battery::{BatteryConfig, BatteryModel};
 use crate::error::EngineError;
 use crate::units::SimDuration;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// How the battery turns current into lost charge.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum BatteryModel {
+    Ideal,
+    Peukert {
+        exponent: f64,
+        #[serde(with = "super::serde_units::duration")]
+        rated_time: SimDuration,
+    },
+    Kibam {
+        /// Share of the charge in the available well (0 < c < 1).
+        c: f64,
+        /// Rate constant between the wells, 1/s.
+        k: f64,
+    },
+}
+
+/// A validated battery.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatteryConfig {
+    #[serde(flatten)]
+    pub model: BatteryModel,
+    /// Capacity as written ("4000mAh" or "65Wh"), and in coulombs.
+    pub capacity: String,
+    #[serde(skip)]
+    pub capacity_c: f64,
+    #[serde(rename = "voltage")]
+    pub voltage_v: f64,
+    /// Interval of the remaining-capacity series (an ACPI-like reading).
+    #[serde(with = "super::serde_units::duration")]
+    pub sample: SimDuration,
+}
+
+impl BatteryConfig {
+    pub fn capacity_j(&self) -> f64 {
+        self.capacity_c * self.voltage_v
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -10,7 +10,7 @@ use super::impairments::Impairment;
 use super::network::NodeId;
 use super::{serde_units, typed};
 use crate::error::EngineError;
-use crate::net::wifi::phy::{self, Preamble, Standard};
+use super::phy::{self, Preamble, Standard};
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;

@@ -80,16 +80,6 @@ pub enum Phase {
     Random,
 }
 
-impl Phase {
-    /// The offset for one run: fixed, or drawn from `rng` (one draw) in [0, every).
-    pub fn resolve(self, every: SimDuration, rng: &mut crate::sim::rng::Stream) -> SimDuration {
-        match self {
-            Phase::At(d) => d,
-            Phase::Random => SimDuration(((rng.uniform() * every.0 as f64) as u64).min(every.0.saturating_sub(1))),
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for Phase {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;

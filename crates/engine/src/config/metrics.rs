@@ -3,7 +3,6 @@
 
 use super::{serde_units, typed};
 use crate::error::EngineError;
-use crate::metrics::efficiency::MetricWeights;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -86,4 +85,25 @@ pub(crate) fn read(doc: &Value) -> Result<MetricsConfig, EngineError> {
         return Err(err("metrics.tmax", "must be > 0"));
     }
     Ok(MetricsConfig { weights: w, tmax: raw.tmax })
+}
+
+/// The weights the metrics take (`[metrics]` in a scenario).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MetricWeights {
+    /// EEE's weights: a for overhead (set by the card's transmit power), b for unexploited time
+    /// (its idle power). Seed 004's device values: a = 5, b = 0.72.
+    pub eee_a: f64,
+    pub eee_b: f64,
+    /// UAR's weights (seed 004: typically 0.5 and 0.5).
+    pub uar_k: f64,
+    pub uar_l: f64,
+    /// Seed 001's overhead weights of data and time (its intermediate radio: 0.5 and 0.5).
+    pub overhead_data: f64,
+    pub overhead_time: f64,
+}
+
+impl Default for MetricWeights {
+    fn default() -> Self {
+        Self { eee_a: 5.0, eee_b: 0.72, uar_k: 0.5, uar_l: 0.5, overhead_data: 0.5, overhead_time: 0.5 }
+    }
 }

@@ -2,6 +2,10 @@
 //! file may contain. Parsing is path-aware: every error names the dotted key it is about
 //! (`path.forward.impairments.0.p`) and what is allowed.
 //!
+//! The contract is plain data: nothing here is computed from the scenario after reading it
+//! (routes, path MTUs and segment sizes are the build step's, `crate::plan`), and this module
+//! depends only on `units`, `error` and itself (tests/module_layers.rs).
+//!
 //! Parsing runs in two phases. Phase one deserializes the document with `deny_unknown_fields`;
 //! tables whose shape depends on a tag (impairments by `kind`, energy profiles by name or inline
 //! table) are kept as JSON values. Phase two reads those with an explicit key prefix, so their
@@ -16,13 +20,17 @@ mod impairments;
 pub mod metrics;
 pub mod network;
 mod overrides;
+pub mod phy;
 mod stack;
 
+pub use battery::{BatteryConfig, BatteryModel};
 pub use e2tcp::E2tcpConfig;
 pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
 pub use overrides::apply_override;
 pub use stack::Stack;
+/// Variant names and properties live in the transport registry.
+pub use crate::tcp::variant::Variant;
 
 use crate::energy::profile::{self, DeviceProfile};
 use crate::error::EngineError;
@@ -44,8 +52,6 @@ pub struct Scenario {
     pub traffic: TrafficConfig,
     pub energy: EnergyConfig,
     pub network: Option<NetworkConfig>,
-    /// Routes of the network form, computed once from `network`.
-    pub routes: Option<crate::net::routing::RouteTable>,
 }
 
 /// The normalized document of each form: what a scenario file of that form may contain.
@@ -100,7 +106,7 @@ struct NetworkEnergyDoc {
 struct NodeDoc<'a> {
     profile: &'a ProfileRef,
     #[serde(skip_serializing_if = "Option::is_none")]
-    battery: Option<&'a crate::energy::battery::BatteryConfig>,
+    battery: Option<&'a BatteryConfig>,
 }
 
 impl Serialize for Scenario {
@@ -138,7 +144,7 @@ impl Serialize for Scenario {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PathConfig {
-    /// IP MTU in bytes; SMSS = MTU - 40 - option bytes carried by every data segment.
+    /// IP MTU in bytes; the segment size is what the headers leave of it (`tcp::segment::smss`).
     pub mtu: u32,
     /// Link-layer framing bytes added to every packet's airtime (0 = bare IP packets).
     pub frame_overhead: u32,
@@ -363,79 +369,6 @@ impl TcpConfig {
         } else {
             65_535
         }
-    }
-}
-
-/// The named TCP variants. Each is a recipe of congestion control and loss recovery (`tcp::variant`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    Tahoe,
-    Reno,
-    Newreno,
-    Sack,
-    /// TCP(α, β) with NewReno recovery (seed 004 §2); α, β from `tcp.alpha`, `tcp.beta`.
-    Gaimd,
-    /// TCP(1.24, 0.25) (seed 004 §4.1).
-    Responsive,
-    /// TCP(0.31, 0.875) (seed 004 §4.1).
-    Smooth,
-    /// TCP(1.2, 1) with a fixed 50 ms timeout (seed 004 §5.1 calibration).
-    Aggressive,
-    /// TCP(0.3, 0.2) with a fixed 1 s timeout (seed 004 §5.1 calibration).
-    Conservative,
-    /// CUBIC (RFC 9438) with SACK recovery.
-    Cubic,
-    /// NewReno congestion control with SACK recovery and ECN (RFC 3168) on.
-    Ecn,
-    /// NewReno with ELFN (seed 002 §4).
-    Elfn,
-    /// TCP-ECN-ELFN (seed 002 Table 1): NewReno base, ECN and ELFN on; duplicate ACKs and
-    /// timeouts retransmit without touching cwnd; only ECN-Echo halves it.
-    EcnElfn,
-    /// E2TCP (seed 001 §2): per-packet SACK, immediate retransmission, a loss-driven window,
-    /// two timers and compact headers; its constants in `tcp.e2tcp`.
-    E2tcp,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::Newreno => "newreno",
-            Variant::Sack => "sack",
-            Variant::Gaimd => "gaimd",
-            Variant::Responsive => "responsive",
-            Variant::Smooth => "smooth",
-            Variant::Aggressive => "aggressive",
-            Variant::Conservative => "conservative",
-            Variant::Cubic => "cubic",
-            Variant::Ecn => "ecn",
-            Variant::Elfn => "elfn",
-            Variant::EcnElfn => "ecn-elfn",
-            Variant::E2tcp => "e2tcp",
-        }
-    }
-
-    /// Whether the variant is a TCP(α, β) member.
-    pub fn is_aimd(self) -> bool {
-        matches!(self, Variant::Gaimd | Variant::Responsive | Variant::Smooth | Variant::Aggressive | Variant::Conservative)
-    }
-
-    /// Whether this variant's loss recovery reads SACK information (so SACK is negotiated by default).
-    pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Cubic | Variant::Ecn | Variant::E2tcp)
-    }
-
-    /// Whether the variant turns ECN on whatever `tcp.ecn` says.
-    pub fn forces_ecn(self) -> bool {
-        matches!(self, Variant::Ecn | Variant::EcnElfn)
-    }
-
-    /// Whether the variant turns ELFN on whatever `tcp.elfn` says.
-    pub fn forces_elfn(self) -> bool {
-        matches!(self, Variant::Elfn | Variant::EcnElfn)
     }
 }
 
@@ -725,8 +658,10 @@ pub(crate) fn typed<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<
 // Phase two: resolve and validate.
 
 impl Scenario {
-    /// Build a scenario from a JSON document with `(dotted key, JSON value)` overrides applied in order.
-    pub fn from_json(text: &str, overrides: &[(String, String)]) -> Result<Self, EngineError> {
+    /// Read and validate a scenario from a JSON document with `(dotted key, JSON value)`
+    /// overrides applied in order. The checks that need routes or models follow in
+    /// `Scenario::from_json` (`crate::plan`).
+    pub fn read_json(text: &str, overrides: &[(String, String)]) -> Result<Self, EngineError> {
         let mut doc: Value = serde_json::from_str(text)
             .map_err(|e| EngineError::config("", format!("scenario is not valid JSON: {e}")))?;
         for (key, value) in overrides {
@@ -735,17 +670,17 @@ impl Scenario {
             })?;
             apply_override(&mut doc, key, v)?;
         }
-        Self::from_value(&doc)
+        Self::read_value(&doc)
     }
 
-    /// Build a scenario from TOML text (used by Rust tests and tools; Python sends JSON).
-    pub fn from_toml(text: &str) -> Result<Self, EngineError> {
+    /// Read and validate a scenario from TOML text (see [`Scenario::read_json`]).
+    pub fn read_toml(text: &str) -> Result<Self, EngineError> {
         let doc: Value = toml::from_str(text).map_err(|e| EngineError::config("", format!("invalid TOML: {e}")))?;
-        Self::from_value(&doc)
+        Self::read_value(&doc)
     }
 
-    /// Build a scenario from a parsed document.
-    pub fn from_value(doc: &Value) -> Result<Self, EngineError> {
+    /// Read and validate a scenario from a parsed document (see [`Scenario::read_json`]).
+    pub fn read_value(doc: &Value) -> Result<Self, EngineError> {
         if !doc.is_object() {
             return Err(EngineError::config("", "a scenario must be a table of keys"));
         }
@@ -818,20 +753,7 @@ impl Scenario {
             }
             None
         };
-        let mut s = Scenario {
-            name: raw.name,
-            seed: raw.seed,
-            stop_after: raw.stop_after,
-            path,
-            tcp: raw.tcp,
-            traffic: raw.traffic,
-            energy,
-            network,
-            routes: None,
-        };
-        if s.network.is_some() {
-            s.resolve_routes()?;
-        }
+        let s = Scenario { name: raw.name, seed: raw.seed, stop_after: raw.stop_after, path, tcp: raw.tcp, traffic: raw.traffic, energy, network };
         s.validate()?;
         Ok(s)
     }
@@ -856,8 +778,8 @@ impl Scenario {
                  otherwise one of always_on, ideal, idle_timeout",
             ));
         }
-        if let Some(net) = &self.network {
-            return self.validate_network(net);
+        if self.network.is_some() {
+            return Ok(());
         }
         let p = &self.path;
         if !(128..=65_535).contains(&p.mtu) {
@@ -869,112 +791,23 @@ impl Scenario {
             }
             check_queue(link.queue, &format!("{name}.queue"), "packet")?;
         }
-        check_mtu_room(p.mtu, "path.mtu")?;
-        check_buffers(&self.tcp, self.smss(), "tcp")?;
         if self.traffic.bytes == 0 || self.traffic.bytes > MAX_TRANSFER {
             return Err(e("traffic.bytes", format!("must be between 1 byte and {MAX_TRANSFER} bytes (1 PB)")));
         }
-        // A hop faster than the radio's PHY could not be fed by that radio (docs/models/energy.md#radio).
-        crate::energy::airtime::check_path_rates(&self.path, &self.energy)?;
         Ok(())
-    }
-
-    /// Routes, and the checks that need them: each flow's path MTU and segment size.
-    fn resolve_routes(&mut self) -> Result<(), EngineError> {
-        use crate::net::routing::{RouteError, RouteTable};
-        let net = self.network.as_mut().expect("network form");
-        let table = RouteTable::build(net).map_err(|err| match err {
-            RouteError::NoRoute { flow, from, to } => {
-                EngineError::config(format!("flows.{flow}.to"), format!("no route from {from:?} to {to:?}: no chain of links or channels joins them in that direction"))
-            }
-            RouteError::Loop { route, at } => {
-                EngineError::config(format!("routes.{route}"), format!("the route loops: from {at:?} it never reaches its last node"))
-            }
-        })?;
-        let path_mtu = |a: NodeId, b: NodeId| -> Option<u32> {
-            let hops = table.path(a, b)?;
-            hops.iter().map(|i| net.iface_mtu(&table.ifaces[i.index()])).min()
-        };
-        let mut mtus: Vec<(u32, u32)> = Vec::with_capacity(net.flows.len());
-        for (k, f) in net.flows.iter().enumerate() {
-            let Some(split) = &f.split else {
-                mtus.push((path_mtu(f.src, f.dst).expect("checked by RouteTable::build"), 0));
-                continue;
-            };
-            // The split node is one the flow's packets cross from `from` to `to`; each
-            // connection is then routed as any flow is, and needs a way back for its ACKs.
-            let at = format!("flows.{k}.split.at");
-            let route = table.path(f.src, f.dst).expect("checked by RouteTable::build");
-            if !route.iter().any(|i| table.ifaces[i.index()].to == split.node) {
-                let names: Vec<&str> = std::iter::once(f.src)
-                    .chain(route.iter().map(|i| table.ifaces[i.index()].to))
-                    .map(|n| net.nodes[n.index()].name.as_str())
-                    .collect();
-                return Err(EngineError::config(at, format!("{:?} is not on the flow's route ({})", split.at, names.join(" -> "))));
-            }
-            let ends = [(f.src, split.node), (split.node, f.src), (split.node, f.dst), (f.dst, split.node)];
-            for (a, b) in ends {
-                if table.path(a, b).is_none() {
-                    let (a, b) = (&net.nodes[a.index()].name, &net.nodes[b.index()].name);
-                    return Err(EngineError::config(at, format!("no route from {a:?} to {b:?} for one of the split connections")));
-                }
-            }
-            mtus.push((path_mtu(f.src, split.node).expect("checked"), path_mtu(split.node, f.dst).expect("checked")));
-        }
-        for (f, (first, second)) in net.flows.iter_mut().zip(mtus) {
-            f.path_mtu = first;
-            if let Some(split) = &mut f.split {
-                split.path_mtu = second;
-            }
-        }
-        self.routes = Some(table);
-        Ok(())
-    }
-
-    fn validate_network(&self, net: &NetworkConfig) -> Result<(), EngineError> {
-        for (i, f) in net.flows.iter().enumerate() {
-            let at = format!("flows.{i}");
-            check_mtu_room(f.path_mtu, &format!("{at} (path MTU {})", f.path_mtu))?;
-            if f.transport == Transport::Tcp {
-                check_buffers(&f.tcp, f.smss(), &format!("{at}.tcp"))?;
-            }
-            if let Some(split) = &f.split {
-                check_mtu_room(split.path_mtu, &format!("{at}.split (path MTU {})", split.path_mtu))?;
-                check_buffers(&split.tcp, split.smss(), &format!("{at}.split.tcp"))?;
-            }
-            let payload = match f.traffic {
-                FlowTraffic::Cbr { packet, .. } => Some((packet, "packet")),
-                FlowTraffic::OnOff { message, .. } => Some((message, "message")),
-                _ => None,
-            };
-            if let (Transport::Udp, Some((bytes, key))) = (f.transport, payload) {
-                if bytes + 28 > f.path_mtu {
-                    return Err(EngineError::config(
-                        format!("{at}.traffic.{key}"),
-                        format!("a {bytes}-byte datagram does not fit the path MTU {} (IPv4 20 + UDP 8 + payload); at most {} bytes", f.path_mtu, f.path_mtu - 28),
-                    ));
-                }
-            }
-        }
-        crate::energy::airtime::check_link_rates(net)
-    }
-    /// Sender maximum segment size: MTU minus IPv4 and TCP headers and the options every data
-    /// segment carries (timestamps, 12 bytes with padding; RFC 7323 §3, RFC 6691).
-    pub fn smss(&self) -> u32 {
-        self.path.mtu - 40 - if self.tcp.timestamps { 12 } else { 0 }
     }
 
     /// The network this scenario describes, which is what the simulator runs: the scenario
     /// itself in the network form; for the single-path form, the two nodes `sender` and
     /// `receiver`, one link per direction and one bulk flow `main`
-    /// ([`NetworkConfig::from_single_path`]), with its routes.
+    /// ([`NetworkConfig::from_single_path`]). Its routes and path MTUs are the build step's
+    /// (`crate::plan`).
     pub fn as_network(&self) -> Result<std::borrow::Cow<'_, Scenario>, EngineError> {
         if self.network.is_some() {
             return Ok(std::borrow::Cow::Borrowed(self));
         }
         let mut s = self.clone();
         s.network = Some(NetworkConfig::from_single_path(self));
-        s.resolve_routes()?;
         Ok(std::borrow::Cow::Owned(s))
     }
 
@@ -1017,10 +850,7 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
         }
     }
     if (t.alpha.is_some() || t.beta.is_some()) && !t.variant.is_aimd() {
-        return Err(e(
-            "alpha",
-            "alpha and beta apply to the TCP(alpha, beta) variants: gaimd, responsive, smooth, aggressive, conservative".into(),
-        ));
+        return Err(e("alpha", format!("alpha and beta apply to the TCP(alpha, beta) variants: {}", Variant::aimd_names().join(", "))));
     }
     for (key, tick) in [("timer_tick", t.timer_tick), ("delayed_ack_tick", t.delayed_ack_tick)] {
         if tick.0 != 0 && !(SimDuration::from_micros(1)..=SimDuration::from_secs(1)).contains(&tick) {
@@ -1078,26 +908,6 @@ pub const MAX_QUEUE: u32 = 1_000_000;
 pub(crate) fn check_queue(queue: u32, at: &str, unit: &str) -> Result<(), EngineError> {
     if !(1..=MAX_QUEUE).contains(&queue) {
         return Err(EngineError::config(at, format!("must be between 1 and {MAX_QUEUE} {unit}s, got {queue}")));
-    }
-    Ok(())
-}
-
-/// The MTU must leave room for the IPv4 and TCP headers, the largest options and one payload byte.
-fn check_mtu_room(mtu: u32, at: &str) -> Result<(), EngineError> {
-    let min_payload_mtu = 40 + 12 + 40 + 1;
-    if mtu < min_payload_mtu {
-        return Err(EngineError::config(at, format!("must leave room for headers and options: at least {min_payload_mtu} bytes")));
-    }
-    Ok(())
-}
-
-/// Socket buffers must hold at least one segment of `smss` bytes.
-fn check_buffers(t: &TcpConfig, smss: u32, at: &str) -> Result<(), EngineError> {
-    if t.receive_buffer < smss as u64 {
-        return Err(EngineError::config(format!("{at}.receive_buffer"), format!("must hold at least one segment ({smss} bytes)")));
-    }
-    if t.send_buffer.is_some_and(|b| b < smss as u64) {
-        return Err(EngineError::config(format!("{at}.send_buffer"), format!("must hold at least one segment ({smss} bytes)")));
     }
     Ok(())
 }

@@ -11,7 +11,6 @@ use super::{
 };
 use super::channel::{self, ChannelConfig, PipeConfig};
 use crate::error::EngineError;
-use crate::net::routing::{IfaceEnds, Via};
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -71,7 +70,7 @@ pub struct NodeConfig {
     pub name: String,
     pub profile: ProfileRef,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub battery: Option<crate::energy::battery::BatteryConfig>,
+    pub battery: Option<super::BatteryConfig>,
 }
 
 /// A point-to-point link between two nodes: one [`LinkConfig`] per direction.
@@ -223,15 +222,12 @@ pub struct FlowConfig {
     pub start: SimDuration,
     #[serde(skip_serializing_if = "Option::is_none", with = "super::opt_duration")]
     pub stop: Option<SimDuration>,
-    /// Smallest MTU along the flow's route (set once routes are known).
-    #[serde(skip)]
-    pub path_mtu: u32,
     /// UDP only: the destination sends every datagram back (RFC 862 Echo), so the source
     /// measures round trips: a ping.
     pub echo: bool,
     /// TCP only: the connection ends at a node on the route, which relays the bytes onto a
-    /// second connection to `to` (docs/models/split.md). Then `tcp` and `path_mtu` are those of
-    /// the first connection (`from` -> `split.at`).
+    /// second connection to `to` (docs/models/split.md). Then `tcp` is that of the first
+    /// connection (`from` -> `split.at`).
     pub split: Option<SplitConfig>,
 }
 
@@ -249,16 +245,6 @@ pub struct SplitConfig {
     /// second has not acknowledged (the second connection's send buffer).
     #[serde(with = "serde_units::bytes")]
     pub buffer: u64,
-    /// Smallest MTU on the second connection's route (set once routes are known).
-    #[serde(skip)]
-    pub path_mtu: u32,
-}
-
-impl SplitConfig {
-    /// Sender maximum segment size of the second connection.
-    pub fn smss(&self) -> u32 {
-        self.path_mtu - 40 - if self.tcp.timestamps { 12 } else { 0 }
-    }
 }
 
 /// A flow as a scenario file writes it: no `tcp` table for a UDP flow.
@@ -298,13 +284,6 @@ impl From<FlowConfig> for FlowDoc {
     }
 }
 
-impl FlowConfig {
-    /// Sender maximum segment size on this flow's route (as `Scenario::smss`).
-    pub fn smss(&self) -> u32 {
-        self.path_mtu - 40 - if self.tcp.timestamps { 12 } else { 0 }
-    }
-}
-
 impl NetworkConfig {
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
         self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
@@ -338,7 +317,6 @@ impl NetworkConfig {
                 start: SimDuration::ZERO,
                 stop: None,
                 split: None,
-                path_mtu: mtu,
                 echo: false,
             }],
             routes: vec![],
@@ -346,14 +324,6 @@ impl NetworkConfig {
             pipes: vec![],
             stop_on_battery: None,
             metrics: Default::default(),
-        }
-    }
-
-    /// The IP MTU of an interface: its link's, or its channel's.
-    pub fn iface_mtu(&self, e: &IfaceEnds) -> u32 {
-        match e.via {
-            Via::Link { link, .. } => self.links[link].mtu,
-            Via::Channel { channel, .. } => self.channels[channel].mtu,
         }
     }
 
@@ -559,7 +529,6 @@ pub(crate) fn read(doc: &Value, tcp: &Value, default_profile: &Value) -> Result<
             traffic,
             start: raw.start,
             stop: raw.stop,
-            path_mtu: 0,
             echo: raw.echo,
         });
     }
@@ -685,7 +654,7 @@ fn read_link(v: &Value, i: usize, lookup: &dyn Fn(&str, String) -> Result<NodeId
 }
 
 /// A flow's `split` table, with the checks that need no routes (`at` on the route: see
-/// `Scenario::resolve_routes`).
+/// `crate::plan::Plan::of`).
 fn read_split(
     v: &Value,
     flow: &RawFlow,
@@ -719,7 +688,7 @@ fn read_split(
     if raw.buffer == 0 {
         return Err(err(format!("{at}.buffer"), "must be at least 1 byte: the relay holds what the second connection has not acknowledged"));
     }
-    Ok(SplitConfig { at: raw.at, node, tcp, buffer: raw.buffer, path_mtu: 0 })
+    Ok(SplitConfig { at: raw.at, node, tcp, buffer: raw.buffer })
 }
 
 /// The scenario-wide `[tcp]` table with a flow's own `tcp` table merged over it (key by key).

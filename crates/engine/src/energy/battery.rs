@@ -15,7 +15,6 @@
 //! available well before the bound charge flows in) and recovery (rest lets it flow back).
 
 use crate::error::EngineError;
-use crate::units::SimDuration;
 use serde::Serialize;
 
 /// The most samples a remaining-capacity series keeps: 10 million (116 days of simulated time at
@@ -23,45 +22,8 @@ use serde::Serialize;
 /// Python floats.
 pub const MAX_SERIES_SAMPLES: u64 = 10_000_000;
 
-/// How the battery turns current into lost charge.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "model", rename_all = "snake_case")]
-pub enum BatteryModel {
-    Ideal,
-    Peukert {
-        exponent: f64,
-        #[serde(with = "crate::config::serde_units::duration")]
-        rated_time: SimDuration,
-    },
-    Kibam {
-        /// Share of the charge in the available well (0 < c < 1).
-        c: f64,
-        /// Rate constant between the wells, 1/s.
-        k: f64,
-    },
-}
-
-/// A validated battery.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BatteryConfig {
-    #[serde(flatten)]
-    pub model: BatteryModel,
-    /// Capacity as written ("4000mAh" or "65Wh"), and in coulombs.
-    pub capacity: String,
-    #[serde(skip)]
-    pub capacity_c: f64,
-    #[serde(rename = "voltage")]
-    pub voltage_v: f64,
-    /// Interval of the remaining-capacity series (an ACPI-like reading).
-    #[serde(with = "crate::config::serde_units::duration")]
-    pub sample: SimDuration,
-}
-
-impl BatteryConfig {
-    pub fn capacity_j(&self) -> f64 {
-        self.capacity_c * self.voltage_v
-    }
-}
+/// A battery as the scenario gives it is part of the scenario contract (`nodes.NAME.battery`).
+pub use crate::config::{BatteryConfig, BatteryModel};
 
 /// What the record says of a battery.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -242,6 +204,7 @@ fn kibam(y1: f64, y2: f64, i: f64, c: f64, k: f64, dt: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::SimDuration;
 
     fn cfg(model: BatteryModel) -> BatteryConfig {
         // 1000 mAh at 10 V: 3600 C, 36 kJ.

@@ -1,95 +1,253 @@
 //! Protocol-processing energy: protocol code reports each piece of work it does as an [`Op`]; the
-//! device profile's cost table turns it into CPU cycles, busy time and joules.
+//! device profile's cost table turns it into CPU cycles, busy time and joules. Each operation and
+//! cost figure is declared once, in [`CYCLE_FIGURES`]'s table below: the enum, the record names,
+//! the profile keys, their defaults and the calibration keys all come from it.
 
-use super::profile::CycleCosts;
 use crate::units::{SimDuration, SimTime};
+use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use std::fmt;
 
-/// A unit of protocol work, charged where the work happens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// A data segment built and handed to the NIC, with its payload copied and checksummed.
-    SegmentSent { bytes: u32 },
-    /// A data segment taken from the NIC, checksummed and copied to the application.
-    SegmentReceived { bytes: u32 },
-    /// A pure ACK (or SYN/FIN without data) built and sent.
-    AckSent,
-    /// A pure ACK received and processed.
-    AckReceived,
-    /// Receiver: one SACK block written into an ACK.
-    SackBlockGenerated,
-    /// Sender: one SACK block parsed.
-    SackBlockProcessed,
-    /// Sender: one scoreboard entry changed.
-    ScoreboardUpdate,
-    /// A timer armed, re-armed or cancelled.
-    TimerSet,
-    /// A timer expiry handled.
-    TimerExpired,
-    /// Receiver: an out-of-order segment queued for reassembly.
-    OutOfOrderQueued,
-    /// A timestamps option processed, with the PAWS check (RFC 7323 §5).
-    PawsCheck,
-    /// A segment accepted by header prediction.
-    FastPath,
-    /// A segment that needed the full input path.
-    SlowPath,
+/// One cycle-cost figure of a device profile (`cpu.cycles.KEY`): the table below is the only
+/// place each is named. An operation's count in records goes by the same key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CycleFigure {
+    /// Key under `cpu.cycles` in a profile, and the tail of its calibration key.
+    pub key: &'static str,
+    /// Cycles charged when a profile omits the figure; `None`: every profile must give it.
+    pub default: Option<f64>,
+    /// Whether the figure is charged per payload byte rather than per operation.
+    pub per_byte: bool,
+    /// The protocol operation that charges it, if it is one (`per_byte` is charged by the
+    /// operations that move payload).
+    pub operation: bool,
+    pub doc: &'static str,
+}
+
+/// Declares every figure once, in display order, and derives from that one list the [`Op`]
+/// enum, each operation's figure and the table [`CYCLE_FIGURES`].
+macro_rules! cycle_figures {
+    ($( $key:ident $(= $op:ident $({ $field:ident })?)?, default $default:expr, $doc:literal; )+) => {
+        /// A unit of protocol work, charged where the work happens.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Op {
+            $($( #[doc = $doc] $op $({ $field: u32 })?, )?)+
+        }
+
+        /// Operations in table order (their index in per-kind counters).
+        #[derive(Clone, Copy)]
+        enum Kind {
+            $($( $op, )?)+
+        }
+
+        /// Figures in table order (their index in [`CycleCosts`]).
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(Clone, Copy)]
+        enum Fig {
+            $( $key, )+
+        }
+
+        impl Op {
+            /// This operation's counter index, and the payload bytes it moves.
+            #[inline]
+            fn parts(self) -> (usize, Option<u32>) {
+                match self {
+                    $($( Op::$op $({ $field })? => (Kind::$op as usize, cycle_figures!(@bytes $($field)?)), )?)+
+                }
+            }
+        }
+
+        /// Every cycle-cost figure, in the order profiles, records and calibration list them.
+        pub const CYCLE_FIGURES: &[CycleFigure] = &[
+            $( CycleFigure {
+                key: stringify!($key),
+                default: $default,
+                per_byte: cycle_figures!(@per_byte $key),
+                operation: cycle_figures!(@is_op $($op)?),
+                doc: $doc,
+            }, )+
+        ];
+    };
+    (@bytes $f:ident) => { Some($f) };
+    (@bytes) => { None };
+    (@per_byte per_byte) => { true };
+    (@per_byte $other:ident) => { false };
+    (@is_op $op:ident) => { true };
+    (@is_op) => { false };
+}
+
+cycle_figures! {
+    segment_sent = SegmentSent { bytes }, default None,
+        "A data segment built and handed to the NIC, with its payload copied and checksummed (plus `per_byte` for each payload byte).";
+    segment_received = SegmentReceived { bytes }, default None,
+        "A data segment taken from the NIC, checksummed and copied to the application (plus `per_byte` for each payload byte).";
+    per_byte, default None,
+        "Each payload byte sent or received: memory copy, checksum and the transfer to the card.";
+    ack_sent = AckSent, default None, "A pure ACK (or SYN/FIN without data) built and sent.";
+    ack_received = AckReceived, default None, "A pure ACK received and processed.";
+    // The per-mechanism figures default to 0 cycles (not costed), so an operation added here
+    // leaves every existing profile, and its results, as they were.
+    sack_block_generated = SackBlockGenerated, default Some(0.0), "Receiver: one SACK block written into an ACK.";
+    sack_block_processed = SackBlockProcessed, default Some(0.0), "Sender: one SACK block parsed.";
+    scoreboard_update = ScoreboardUpdate, default Some(0.0), "Sender: one scoreboard entry changed.";
+    timer_set = TimerSet, default Some(0.0), "A timer armed, re-armed or cancelled.";
+    timer_expired = TimerExpired, default Some(0.0), "A timer expiry handled.";
+    ooo_queued = OutOfOrderQueued, default Some(0.0), "Receiver: an out-of-order segment queued for reassembly.";
+    paws_check = PawsCheck, default Some(0.0), "A timestamps option processed, with the PAWS check (RFC 7323 §5).";
+    fast_path = FastPath, default Some(0.0), "A segment accepted by header prediction.";
+    slow_path = SlowPath, default Some(0.0), "A segment that needed the full input path.";
 }
 
 /// Number of distinct [`Op`] kinds (for per-kind counters).
-pub const OP_KINDS: usize = 13;
+pub const OP_KINDS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < CYCLE_FIGURES.len() {
+        n += CYCLE_FIGURES[i].operation as usize;
+        i += 1;
+    }
+    n
+};
+
+const FIGURES: usize = CYCLE_FIGURES.len();
 
 impl Op {
-    fn index(self) -> usize {
-        match self {
-            Op::SegmentSent { .. } => 0,
-            Op::SegmentReceived { .. } => 1,
-            Op::AckSent => 2,
-            Op::AckReceived => 3,
-            Op::SackBlockGenerated => 4,
-            Op::SackBlockProcessed => 5,
-            Op::ScoreboardUpdate => 6,
-            Op::TimerSet => 7,
-            Op::TimerExpired => 8,
-            Op::OutOfOrderQueued => 9,
-            Op::PawsCheck => 10,
-            Op::FastPath => 11,
-            Op::SlowPath => 12,
+    /// Snake-case names of the operations, in counter order, for result records.
+    pub const NAMES: [&'static str; OP_KINDS] = {
+        let mut names = [""; OP_KINDS];
+        let (mut i, mut k) = (0, 0);
+        while i < FIGURES {
+            if CYCLE_FIGURES[i].operation {
+                names[k] = CYCLE_FIGURES[i].key;
+                k += 1;
+            }
+            i += 1;
+        }
+        names
+    };
+}
+
+/// Cycles charged per protocol operation: a profile's `cpu.cycles` table. Every figure of
+/// [`CYCLE_FIGURES`], those with a default optional; plus the router's forwarding costs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CycleCosts {
+    figures: [f64; FIGURES],
+    /// Forwarding one IP packet at a router: cycles per packet and per byte; unset = derived
+    /// from the endpoint costs (`CpuMeter::forward_cycles`).
+    pub forward: Option<f64>,
+    pub forward_per_byte: Option<f64>,
+}
+
+impl CycleCosts {
+    /// The figure `key` (a [`CycleFigure::key`]).
+    pub fn get(&self, key: &str) -> Option<f64> {
+        CYCLE_FIGURES.iter().position(|f| f.key == key).map(|i| self.figures[i])
+    }
+
+    /// Every figure with its key, in table order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        CYCLE_FIGURES.iter().zip(self.figures.iter()).map(|(f, v)| (f.key, *v))
+    }
+
+    /// Costs with every figure at `cycles` (tests and examples).
+    pub fn uniform(cycles: f64) -> Self {
+        Self { figures: [cycles; FIGURES], forward: None, forward_per_byte: None }
+    }
+}
+
+const FORWARD: &str = "forward";
+const FORWARD_PER_BYTE: &str = "forward_per_byte";
+
+impl Serialize for CycleCosts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let extra = self.forward.is_some() as usize + self.forward_per_byte.is_some() as usize;
+        let mut m = s.serialize_map(Some(FIGURES + extra))?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, &v)?;
+        }
+        if let Some(v) = self.forward {
+            m.serialize_entry(FORWARD, &v)?;
+        }
+        if let Some(v) = self.forward_per_byte {
+            m.serialize_entry(FORWARD_PER_BYTE, &v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for CycleCosts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Costs;
+        impl<'de> Visitor<'de> for Costs {
+            type Value = CycleCosts;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("struct CycleCosts")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CycleCosts, A::Error> {
+                let mut given: [Option<f64>; FIGURES] = [None; FIGURES];
+                let (mut forward, mut forward_per_byte) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match CYCLE_FIGURES.iter().position(|f| f.key == key) {
+                        Some(i) => &mut given[i],
+                        None if key == FORWARD => &mut forward,
+                        None if key == FORWARD_PER_BYTE => &mut forward_per_byte,
+                        None => {
+                            let known: Vec<String> =
+                                CYCLE_FIGURES.iter().map(|f| f.key).chain([FORWARD, FORWARD_PER_BYTE]).map(|k| format!("`{k}`")).collect();
+                            return Err(A::Error::custom(format!("unknown field `{key}`, expected one of {}", known.join(", "))));
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(A::Error::custom(format!("duplicate field `{key}`")));
+                    }
+                    *slot = Some(map.next_value::<f64>()?);
+                }
+                let mut figures = [0.0; FIGURES];
+                for (i, f) in CYCLE_FIGURES.iter().enumerate() {
+                    figures[i] = match given[i].or(f.default) {
+                        Some(v) => v,
+                        None => return Err(A::Error::custom(format!("missing field `{}`", f.key))),
+                    };
+                }
+                Ok(CycleCosts { figures, forward, forward_per_byte })
+            }
+        }
+        d.deserialize_map(Costs)
+    }
+}
+
+/// The operations a protocol component performed, in order, with when: protocol code reports
+/// here and never sees a meter; the world drains the log into the node's [`CpuMeter`]
+/// ([`CpuMeter::absorb`]), which charges them exactly as if charged directly.
+#[derive(Debug, Clone, Default)]
+pub struct OpLog {
+    ops: Vec<(SimTime, Op)>,
+}
+
+impl OpLog {
+    /// Note that `op` was performed at `now`.
+    #[inline]
+    pub fn report(&mut self, now: SimTime, op: Op) {
+        self.ops.push((now, op));
+    }
+
+    /// Move everything `other` holds to the end of this log.
+    #[inline]
+    pub fn append(&mut self, other: &mut OpLog) {
+        if !other.ops.is_empty() {
+            self.ops.append(&mut other.ops);
         }
     }
 
-    /// Snake-case names, in `index` order, for result records.
-    pub const NAMES: [&'static str; OP_KINDS] = [
-        "segment_sent",
-        "segment_received",
-        "ack_sent",
-        "ack_received",
-        "sack_block_generated",
-        "sack_block_processed",
-        "scoreboard_update",
-        "timer_set",
-        "timer_expired",
-        "ooo_queued",
-        "paws_check",
-        "fast_path",
-        "slow_path",
-    ];
+    /// Take the reported operations, oldest first.
+    #[inline]
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (SimTime, Op)> {
+        self.ops.drain(..)
+    }
 
-    fn cycles(self, c: &CycleCosts) -> f64 {
-        match self {
-            Op::SegmentSent { bytes } => c.segment_sent + c.per_byte * bytes as f64,
-            Op::SegmentReceived { bytes } => c.segment_received + c.per_byte * bytes as f64,
-            Op::AckSent => c.ack_sent,
-            Op::AckReceived => c.ack_received,
-            Op::SackBlockGenerated => c.sack_block_generated,
-            Op::SackBlockProcessed => c.sack_block_processed,
-            Op::ScoreboardUpdate => c.scoreboard_update,
-            Op::TimerSet => c.timer_set,
-            Op::TimerExpired => c.timer_expired,
-            Op::OutOfOrderQueued => c.ooo_queued,
-            Op::PawsCheck => c.paws_check,
-            Op::FastPath => c.fast_path,
-            Op::SlowPath => c.slow_path,
-        }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
     }
 }
 
@@ -107,6 +265,9 @@ pub enum Charge {
 #[derive(Debug, Clone)]
 pub struct CpuMeter {
     costs: Option<CycleCosts>,
+    /// Each operation's own figure by counter index, and the per-byte figure, looked up once.
+    op_cycles: [f64; OP_KINDS],
+    per_byte: f64,
     ns_per_cycle: f64,
     active_power_w: f64,
     busy_until: SimTime,
@@ -127,6 +288,8 @@ impl CpuMeter {
     pub fn new(costs: &CycleCosts, frequency_hz: f64, active_power_w: f64) -> Self {
         Self {
             costs: Some(costs.clone()),
+            op_cycles: std::array::from_fn(|k| costs.figures[Self::figure_of(k)]),
+            per_byte: costs.figures[Fig::per_byte as usize],
             ns_per_cycle: 1e9 / frequency_hz,
             active_power_w,
             busy_until: SimTime::ZERO,
@@ -144,6 +307,8 @@ impl CpuMeter {
     pub fn disabled() -> Self {
         Self {
             costs: None,
+            op_cycles: [0.0; OP_KINDS],
+            per_byte: 0.0,
             ns_per_cycle: 0.0,
             active_power_w: 0.0,
             busy_until: SimTime::ZERO,
@@ -161,17 +326,47 @@ impl CpuMeter {
     /// turned into one busy interval when time moves on (or when the meter is read).
     #[inline]
     pub fn charge(&mut self, now: SimTime, op: Op) {
-        self.op_counts[op.index()] += 1;
+        let (k, bytes) = op.parts();
+        self.op_counts[k] += 1;
         if self.charges.is_some() {
             self.keep(now, Charge::Op(op));
         }
-        let Some(costs) = &self.costs else { return };
-        let cycles = op.cycles(costs);
+        if self.costs.is_none() {
+            return;
+        }
+        // The same sum as Op::cycles, from the figures looked up at construction.
+        let cycles = match bytes {
+            Some(b) => self.op_cycles[k] + self.per_byte * b as f64,
+            None => self.op_cycles[k],
+        };
         if now != self.pending_at {
             self.flush();
             self.pending_at = now;
         }
         self.pending_cycles += cycles;
+    }
+
+    /// Charge every operation a component reported, in the order reported.
+    #[inline]
+    pub fn absorb(&mut self, log: &mut OpLog) {
+        for &(at, op) in &log.ops {
+            self.charge(at, op);
+        }
+        log.ops.clear();
+    }
+
+    /// The figure index of the operation with counter index `k`.
+    fn figure_of(k: usize) -> usize {
+        let mut seen = 0;
+        for (i, f) in CYCLE_FIGURES.iter().enumerate() {
+            if f.operation {
+                if seen == k {
+                    return i;
+                }
+                seen += 1;
+            }
+        }
+        unreachable!("counter index {k} beyond the table")
     }
 
     /// Charge `cycles` of work that is not a protocol operation of an endpoint (a router
@@ -195,8 +390,9 @@ impl CpuMeter {
     /// transfers) plus `per_byte` for the packet's other bytes crossing the card (docs/models/network.md).
     pub fn forward_cycles(&self, ip_len: u32) -> f64 {
         let Some(c) = &self.costs else { return 0.0 };
-        let fixed = c.forward.unwrap_or(c.ack_received + c.ack_sent);
-        let per_byte = c.forward_per_byte.unwrap_or(c.per_byte);
+        let fig = |f: Fig| c.figures[f as usize];
+        let fixed = c.forward.unwrap_or(fig(Fig::ack_received) + fig(Fig::ack_sent));
+        let per_byte = c.forward_per_byte.unwrap_or(fig(Fig::per_byte));
         fixed + per_byte * ip_len.saturating_sub(52) as f64
     }
 
@@ -279,5 +475,67 @@ impl CpuMeter {
 
     pub fn active_power_w(&self) -> f64 {
         self.active_power_w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn costs() -> CycleCosts {
+        let mut c = CycleCosts::uniform(0.0);
+        for (i, v) in c.figures.iter_mut().enumerate() {
+            *v = 100.0 + 37.3 * i as f64;
+        }
+        c
+    }
+
+    /// Work reported into a log and absorbed later makes the same busy intervals, cycles and
+    /// counts as the same work charged directly, in the same order (the energy figures rest on it).
+    #[test]
+    fn absorbing_a_log_charges_exactly_as_charging_directly() {
+        let work = [
+            (SimTime(10), Op::AckReceived),
+            (SimTime(10), Op::SlowPath),
+            (SimTime(10), Op::SackBlockProcessed),
+            (SimTime(10), Op::SegmentSent { bytes: 1460 }),
+            (SimTime(2_000), Op::TimerSet),
+            (SimTime(2_000), Op::SegmentReceived { bytes: 512 }),
+        ];
+        let mut direct = CpuMeter::new(&costs(), 500e6, 1.0);
+        for (t, op) in work {
+            direct.charge(t, op);
+        }
+        let mut via_log = CpuMeter::new(&costs(), 500e6, 1.0);
+        let mut log = OpLog::default();
+        for (t, op) in work {
+            log.report(t, op);
+        }
+        via_log.absorb(&mut log);
+        assert!(log.is_empty());
+        assert_eq!(via_log.busy_intervals(), direct.busy_intervals());
+        assert_eq!(via_log.cycles.to_bits(), direct.cycles.to_bits());
+        assert_eq!(via_log.op_counts, direct.op_counts);
+    }
+
+    #[test]
+    fn operations_charge_their_figure_and_per_byte_for_the_payload_they_move() {
+        let c = costs();
+        let f = |k: &str| c.get(k).unwrap();
+        let cycles = |op: Op| {
+            let mut m = CpuMeter::new(&c, 1e9, 1.0);
+            m.charge(SimTime(1), op);
+            m.busy_intervals();
+            m.cycles
+        };
+        assert_eq!(cycles(Op::SegmentSent { bytes: 10 }), f("segment_sent") + f("per_byte") * 10.0);
+        assert_eq!(cycles(Op::SegmentReceived { bytes: 3 }), f("segment_received") + f("per_byte") * 3.0);
+        assert_eq!(cycles(Op::PawsCheck), f("paws_check"));
+        // Every figure but per_byte is an operation, counted under the figure's key.
+        assert_eq!(Op::NAMES.len(), CYCLE_FIGURES.len() - 1);
+        let mut m = CpuMeter::disabled();
+        m.charge(SimTime(1), Op::OutOfOrderQueued);
+        let counted: Vec<&str> = (0..OP_KINDS).filter(|&k| m.count(k) > 0).map(|k| Op::NAMES[k]).collect();
+        assert_eq!(counted, ["ooo_queued"]);
     }
 }

@@ -3,6 +3,7 @@
 //! engine so both the Rust tests and the Python package see the same figures. Each figure names its
 //! source; estimates are listed in `estimated` and explained in `docs/models/profiles.md`.
 
+pub use super::cpu::CycleCosts;
 use crate::config::serde_units;
 use crate::error::EngineError;
 use crate::units::{self, SimDuration};
@@ -111,32 +112,6 @@ pub struct Cpu {
     pub cycles: CycleCosts,
 }
 
-/// Cycles charged per protocol operation (see `energy::cpu::Op`).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct CycleCosts {
-    pub segment_sent: f64,
-    pub segment_received: f64,
-    pub per_byte: f64,
-    pub ack_sent: f64,
-    pub ack_received: f64,
-    pub sack_block_generated: f64,
-    pub sack_block_processed: f64,
-    pub scoreboard_update: f64,
-    pub timer_set: f64,
-    pub timer_expired: f64,
-    pub ooo_queued: f64,
-    pub paws_check: f64,
-    pub fast_path: f64,
-    pub slow_path: f64,
-    /// Forwarding one IP packet at a router: cycles per packet and per byte; unset = derived
-    /// from the endpoint costs (`CpuMeter::forward_cycles`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forward: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forward_per_byte: Option<f64>,
-}
-
 /// The built-in profiles, as TOML text, compiled in from the Python package's data directory.
 const BUILTIN: &[(&str, &str)] = &[
     (
@@ -199,25 +174,13 @@ impl DeviceProfile {
             ("radio.wake_power_w", r.wake_power_w),
             ("cpu.active_power_w", self.cpu.active_power_w),
             ("cpu.frequency_hz", self.cpu.frequency_hz),
-            ("cpu.cycles.segment_sent", c.segment_sent),
-            ("cpu.cycles.segment_received", c.segment_received),
-            ("cpu.cycles.per_byte", c.per_byte),
-            ("cpu.cycles.ack_sent", c.ack_sent),
-            ("cpu.cycles.ack_received", c.ack_received),
-            ("cpu.cycles.sack_block_generated", c.sack_block_generated),
-            ("cpu.cycles.sack_block_processed", c.sack_block_processed),
-            ("cpu.cycles.scoreboard_update", c.scoreboard_update),
-            ("cpu.cycles.timer_set", c.timer_set),
-            ("cpu.cycles.timer_expired", c.timer_expired),
-            ("cpu.cycles.ooo_queued", c.ooo_queued),
-            ("cpu.cycles.paws_check", c.paws_check),
-            ("cpu.cycles.fast_path", c.fast_path),
-            ("cpu.cycles.slow_path", c.slow_path),
         ];
+        let figures = c.iter().map(|(k, v)| (format!("cpu.cycles.{k}"), v));
         let optional = [("cpu.cycles.forward", c.forward), ("cpu.cycles.forward_per_byte", c.forward_per_byte)];
-        for (k, v) in checks.into_iter().chain(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)))) {
+        let optional = optional.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v)));
+        for (k, v) in checks.into_iter().map(|(k, v)| (k.to_string(), v)).chain(figures).chain(optional) {
             if !v.is_finite() || v < 0.0 {
-                return Err(EngineError::config(at(k), format!("must be a finite number >= 0, got {v}")));
+                return Err(EngineError::config(at(&k), format!("must be a finite number >= 0, got {v}")));
             }
         }
         if self.cpu.frequency_hz <= 0.0 {
@@ -253,6 +216,38 @@ mod tests {
         let modem = builtin("donckers2002-wavelan-modem").unwrap().unwrap().radio.phy.unwrap();
         assert_eq!(modem.preamble, SimDuration::from_micros(254)); // seed 001 §1.2
         assert_eq!(builtin("ideal-nic-0.3").unwrap().unwrap().radio.phy, None);
+    }
+
+    /// A profile may leave out a cycle figure that has a documented default (the per-mechanism
+    /// figures: 0 cycles, not costed); one without a default is an error naming it.
+    #[test]
+    fn a_profile_may_omit_cycle_figures_with_a_default_but_not_the_others() {
+        let base = builtin("singh2002-toshiba-wavelan").unwrap().unwrap();
+        let mut doc = serde_json::to_value(&base).unwrap();
+        let cycles = doc["cpu"]["cycles"].as_object_mut().unwrap();
+        cycles.remove("paws_check");
+        let p: DeviceProfile = serde_json::from_value(doc.clone()).unwrap();
+        assert_eq!(p.cpu.cycles.get("paws_check"), Some(0.0));
+        assert_eq!(p.cpu.cycles.get("slow_path"), base.cpu.cycles.get("slow_path"));
+        doc["cpu"]["cycles"].as_object_mut().unwrap().remove("segment_sent");
+        let err = crate::config::typed::<DeviceProfile>(&doc, "energy.sender").unwrap_err().to_string();
+        assert!(err.contains("energy.sender.cpu.cycles") && err.contains("segment_sent"), "{err}");
+        doc["cpu"]["cycles"]["segment_sent"] = 1.0.into();
+        doc["cpu"]["cycles"]["segment_snet"] = 1.0.into();
+        let err = crate::config::typed::<DeviceProfile>(&doc, "energy.sender").unwrap_err().to_string();
+        assert!(err.contains("segment_snet"), "{err}");
+    }
+
+    #[test]
+    fn every_cycle_figure_without_a_default_is_given_by_every_builtin_profile() {
+        for name in builtin_names() {
+            let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).unwrap();
+            let doc: toml::Value = toml::from_str(text).unwrap();
+            let cycles = doc["cpu"]["cycles"].as_table().unwrap();
+            for f in crate::energy::cpu::CYCLE_FIGURES.iter().filter(|f| f.default.is_none()) {
+                assert!(cycles.contains_key(f.key), "{name} lacks cpu.cycles.{}", f.key);
+            }
+        }
     }
 
     #[test]

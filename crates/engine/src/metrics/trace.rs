@@ -38,11 +38,11 @@ pub struct TraceColumns {
 impl Trace {
     pub fn record(&mut self, now: SimTime, s: &AnySender) {
         self.t.push(now.0);
-        self.cwnd.push(s.tcb().cwnd);
-        self.ssthresh.push(s.tcb().ssthresh.min(u32::MAX as u64));
+        self.cwnd.push(s.state().cwnd);
+        self.ssthresh.push(s.state().ssthresh.min(u32::MAX as u64));
         self.in_flight.push(s.in_flight());
         self.rto.push(s.rto().0);
-        self.ca_state.push(s.tcb().ca_state.name());
+        self.ca_state.push(s.state().ca_state.name());
         self.ecn_reductions.push(s.counters().ecn_reductions);
     }
 

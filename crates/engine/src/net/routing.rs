@@ -547,7 +547,6 @@ mod tests {
                     node: node(x).1,
                     tcp: base.tcp.clone(),
                     buffer: 1,
-                    path_mtu: 0,
                 });
                 f
             })

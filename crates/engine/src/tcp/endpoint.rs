@@ -1,109 +1,18 @@
 //! A TCP endpoint, sans-I/O: segments and the current time go in, segments come out, and it
 //! reports its next deadline. It never touches the event queue (as in smoltcp and quinn-proto),
-//! so unit tests can drive it by hand on a timeline.
+//! so unit tests can drive it by hand on a timeline. Nor does it touch a CPU meter: the work its
+//! parts do is reported in order into its [`OpLog`], which the world drains ([`Endpoint::ops`])
+//! into the node's meter after every call.
 
-use super::e2tcp::{self, E2tcpSender};
 use super::receiver::{Receiver, ReceiverParams};
+use super::recipe::Recipe;
+pub use super::send_half::AnySender;
+use super::send_half::SendHalf;
 use super::segment::{max_sack_blocks, Flags, Segment, SynOptions, Timestamps};
-use super::sender::{timestamp_ms, OutSegment, Sender, SenderCounters};
-use super::tcb::Tcb;
-use super::variant::Recipe;
-use crate::config::{HeaderPrediction, Scenario, TcpConfig, Variant};
-use crate::energy::cpu::{CpuMeter, Op};
+use super::sender::{timestamp_ms, OutSegment};
+use crate::config::{HeaderPrediction, Scenario, TcpConfig};
+use crate::energy::cpu::{Op, OpLog};
 use crate::units::{SimDuration, SimTime};
-
-/// The sending half: TCP's (congestion control and loss recovery as the variant's recipe says)
-/// or E2TCP's (seed 001 §2), behind one interface.
-#[derive(Debug, Clone)]
-pub enum AnySender {
-    Tcp(Sender),
-    E2tcp(E2tcpSender),
-}
-
-macro_rules! each {
-    ($self:expr, $s:ident => $e:expr) => {
-        match $self {
-            AnySender::Tcp($s) => $e,
-            AnySender::E2tcp($s) => $e,
-        }
-    };
-}
-
-impl AnySender {
-    pub fn open(&mut self, peer_window: u64) {
-        each!(self, s => s.open(peer_window))
-    }
-    pub fn close(&mut self) {
-        each!(self, s => s.close())
-    }
-    pub fn is_closing(&self) -> bool {
-        each!(self, s => s.is_closing())
-    }
-    pub fn fin_acked(&self) -> bool {
-        each!(self, s => s.fin_acked())
-    }
-    pub fn write(&mut self, bytes: u64) {
-        each!(self, s => s.write(bytes))
-    }
-    pub fn stop_writing(&mut self, now: SimTime) {
-        each!(self, s => s.stop_writing(now))
-    }
-    pub fn data_end(&self) -> u64 {
-        each!(self, s => s.data_end())
-    }
-    /// Application bytes written and not yet acknowledged: what the send buffer holds.
-    pub fn unacked_data(&self) -> u64 {
-        each!(self, s => s.unacked_data())
-    }
-    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_ack(now, seg, cpu))
-    }
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        each!(self, s => s.on_timeout(now, cpu))
-    }
-    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        each!(self, s => s.poll_segment(now, cpu))
-    }
-    pub fn deadline(&self) -> Option<SimTime> {
-        each!(self, s => s.deadline())
-    }
-    pub fn in_flight(&self) -> u64 {
-        each!(self, s => s.in_flight())
-    }
-    /// The timeout a timer would be armed with now.
-    pub fn rto(&self) -> SimDuration {
-        each!(self, s => s.rto())
-    }
-    pub fn tcb(&self) -> &Tcb {
-        each!(self, s => &s.tcb)
-    }
-    pub fn counters(&self) -> &SenderCounters {
-        each!(self, s => &s.counters)
-    }
-    /// When the last application byte was acknowledged.
-    pub fn data_acked_at(&self) -> Option<SimTime> {
-        each!(self, s => s.data_acked_at)
-    }
-    /// A route-failure or route-restored notice; only an ELFN TCP sender reacts.
-    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        if let AnySender::Tcp(s) = self {
-            s.on_route_notice(now, restored, cpu);
-        }
-    }
-    /// The TCP sender, for the tests and traces that read its internals.
-    pub fn as_tcp(&self) -> Option<&Sender> {
-        match self {
-            AnySender::Tcp(s) => Some(s),
-            AnySender::E2tcp(_) => None,
-        }
-    }
-    pub fn as_e2tcp(&self) -> Option<&E2tcpSender> {
-        match self {
-            AnySender::E2tcp(s) => Some(s),
-            AnySender::Tcp(_) => None,
-        }
-    }
-}
 
 /// Which side opens the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +47,8 @@ pub struct Endpoint {
     /// Since when the application has had data written and not yet acknowledged, if it has.
     busy_since: Option<SimTime>,
     busy_ns: u64,
+    /// CPU operations of this endpoint and its parts, in the order performed.
+    ops: OpLog,
     pub counters: EndpointCounters,
 }
 
@@ -151,16 +62,14 @@ impl Endpoint {
     /// once; with `close_after`, it closes after `app_bytes` (more may be written with
     /// [`Endpoint::write`] otherwise).
     pub fn with_settings(tcp: &TcpConfig, mtu: u32, role: Role, app_bytes: u64, close_after: bool) -> Self {
-        let smss = mtu - 40 - if tcp.timestamps { 12 } else { 0 };
+        let smss = super::segment::smss(mtu, tcp.timestamps);
         let recipe = Recipe::for_tcp(tcp, smss);
         let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
         let max_window = tcp.max_window();
-        let is_e2tcp = tcp.variant == Variant::E2tcp;
         let receiver_params = ReceiverParams {
-            sack: recipe.sender.sack,
-            // E2TCP: two blocks describe two runs of losses (seed 001 §2.1).
-            max_sack_blocks: if is_e2tcp { e2tcp::header::MAX_SACK_BLOCKS } else { max_sack_blocks(tcp.timestamps) },
-            ack_every_packet: is_e2tcp,
+            sack: recipe.ack.sack,
+            max_sack_blocks: recipe.ack.max_sack_blocks.unwrap_or_else(|| max_sack_blocks(tcp.timestamps)),
+            ack_every_packet: recipe.ack.ack_every_packet,
             timestamps: tcp.timestamps,
             delack_every: tcp.delayed_ack.every,
             delack_timeout: tcp.delayed_ack.timeout,
@@ -171,11 +80,7 @@ impl Endpoint {
             predict_first: tcp.header_prediction == HeaderPrediction::PredictFirst,
             read_on_demand: false,
         };
-        let mut sender = if is_e2tcp {
-            AnySender::E2tcp(E2tcpSender::new(tcp, smss, app_bytes))
-        } else {
-            AnySender::Tcp(Sender::new(recipe.sender.clone(), recipe.cc, recipe.recovery, app_bytes))
-        };
+        let mut sender = recipe.build_sender(tcp, app_bytes);
         if role == Role::Active {
             sender.open(smss as u64);
             if close_after {
@@ -188,12 +93,13 @@ impl Endpoint {
             receiver: None,
             receiver_params,
             timestamps: tcp.timestamps,
-            sack: recipe.sender.sack,
+            sack: recipe.ack.sack,
             window_scale,
-            mss_option: (mtu - 40).min(u16::MAX as u32) as u16,
-            compact_headers: is_e2tcp && tcp.e2tcp.as_ref().is_none_or(|c| c.header_compression),
+            mss_option: super::segment::mss_option(mtu),
+            compact_headers: recipe.ack.compact_headers,
             busy_since: None,
             busy_ns: 0,
+            ops: OpLog::default(),
             counters: EndpointCounters::default(),
         }
     }
@@ -201,7 +107,7 @@ impl Endpoint {
     /// Follow whether written data awaits acknowledgment (seed 001's time overhead of paced
     /// traffic: how long the connection keeps the radio busy).
     fn track_busy(&mut self, now: SimTime) {
-        let busy = self.sender.tcb().snd_una < self.sender.data_end();
+        let busy = self.sender.state().snd_una < self.sender.data_end();
         match (busy, self.busy_since) {
             (true, None) => self.busy_since = Some(now),
             (false, Some(since)) => {
@@ -212,15 +118,29 @@ impl Endpoint {
         }
     }
 
+    /// The CPU operations performed since the world last drained them, oldest first.
+    pub fn ops(&mut self) -> &mut OpLog {
+        &mut self.ops
+    }
+
+    /// Move what the sender and the receiver reported to the endpoint's log. Called after every
+    /// call into one of them, so the log keeps the order in which the work was done.
+    fn collect_ops(&mut self) {
+        self.ops.append(self.sender.ops());
+        if let Some(r) = &mut self.receiver {
+            self.ops.append(&mut r.ops);
+        }
+    }
+
     /// Total time with written data not yet acknowledged, up to `now`.
     pub fn busy_time(&self, now: SimTime) -> SimDuration {
         SimDuration(self.busy_ns + self.busy_since.map_or(0, |s| (now.max(s) - s).0))
     }
 
     /// Handle one arriving segment.
-    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
         if seg.is_pure_ack() {
-            cpu.charge(now, Op::AckReceived);
+            self.ops.report(now, Op::AckReceived);
         }
         if seg.flags.contains(Flags::SYN) {
             match &mut self.receiver {
@@ -235,11 +155,13 @@ impl Endpoint {
             }
         }
         if seg.flags.contains(Flags::ACK) {
-            self.sender.on_ack(now, seg, cpu);
+            self.sender.on_ack(now, seg);
+            self.collect_ops();
         }
         if let Some(r) = &mut self.receiver {
             if !seg.flags.contains(Flags::SYN) {
-                r.on_segment(now, seg, cpu);
+                r.on_segment(now, seg);
+                self.ops.append(&mut r.ops);
             }
             // The application reads EOF and closes its side at once (ttcp-like); one that reads
             // on demand, once it has read every byte before the FIN.
@@ -251,28 +173,31 @@ impl Endpoint {
     }
 
     /// The next segment to transmit now, if any.
-    pub fn poll_transmit(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
-        let seg = self.next_segment(now, cpu);
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let seg = self.next_segment(now);
         self.track_busy(now);
         seg
     }
 
-    fn next_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<Segment> {
-        if let Some(out) = self.sender.poll_segment(now, cpu) {
-            return Some(self.build(now, out, cpu));
+    fn next_segment(&mut self, now: SimTime) -> Option<Segment> {
+        let out = self.sender.poll_segment(now);
+        self.collect_ops();
+        if let Some(out) = out {
+            return Some(self.build(now, out));
         }
         let due = self.receiver.as_ref().is_some_and(|r| r.ack_due(now));
         if due {
-            let seq = self.sender.tcb().snd_nxt.max(self.sender.tcb().snd_una);
+            let st = self.sender.state();
+            let seq = st.snd_nxt.max(st.snd_una);
             let out = OutSegment { seq, len: 0, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now };
-            cpu.charge(now, Op::AckSent);
+            self.ops.report(now, Op::AckSent);
             self.counters.pure_acks_sent += 1;
-            return Some(self.build(now, out, cpu));
+            return Some(self.build(now, out));
         }
         None
     }
 
-    fn build(&mut self, now: SimTime, out: OutSegment, cpu: &mut CpuMeter) -> Segment {
+    fn build(&mut self, now: SimTime, out: OutSegment) -> Segment {
         let mut flags = Flags::default();
         if out.syn {
             flags = flags.with(Flags::SYN);
@@ -289,7 +214,9 @@ impl Endpoint {
                 if r.ece {
                     flags = flags.with(Flags::ECE);
                 }
-                r.build_ack(now, cpu)
+                let fields = r.build_ack(now);
+                self.ops.append(&mut r.ops);
+                fields
             }
             None => (0, self.receiver_params.window, Default::default()),
         };
@@ -328,17 +255,20 @@ impl Endpoint {
     }
 
     /// Run whatever timers are due at `now`.
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.sender.on_timeout(now, cpu);
+    pub fn on_timeout(&mut self, now: SimTime) {
+        self.sender.on_timeout(now);
+        self.collect_ops();
         if let Some(r) = &mut self.receiver {
-            r.on_timeout(now, cpu);
+            r.on_timeout(now);
+            self.ops.append(&mut r.ops);
         }
         self.track_busy(now);
     }
 
     /// A route-failure or route-restored notice (ELFN) reached this node.
-    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        self.sender.on_route_notice(now, restored, cpu);
+    pub fn on_route_notice(&mut self, now: SimTime, restored: bool) {
+        self.sender.on_route_notice(now, restored);
+        self.collect_ops();
     }
 
     /// The application will read on demand ([`Endpoint::read`]) rather than at once, so the
@@ -387,4 +317,22 @@ fn window_scale_shift(buffer: u64) -> u8 {
         shift += 1;
     }
     shift
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The endpoint reports its parts' work in the order it was done: the SYN is built and sent
+    /// (a segment without data), then the retransmission timer armed (RFC 6298 §5.1).
+    #[test]
+    fn an_endpoint_reports_the_work_of_a_send_in_the_order_done() {
+        let mut ep = Endpoint::with_settings(&TcpConfig::default(), 1500, Role::Active, 10_000, true);
+        let syn = ep.poll_transmit(SimTime(5)).expect("the SYN");
+        assert!(syn.flags.contains(Flags::SYN));
+        let ops: Vec<(SimTime, Op)> = ep.ops().drain().collect();
+        assert_eq!(ops, [(SimTime(5), Op::AckSent), (SimTime(5), Op::TimerSet)]);
+        assert!(ep.poll_transmit(SimTime(5)).is_none());
+        assert!(ep.ops().is_empty(), "nothing sent, nothing reported");
+    }
 }

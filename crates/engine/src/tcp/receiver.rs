@@ -3,7 +3,7 @@
 //! timestamp echo with PAWS (RFC 7323 §4-5).
 
 use super::segment::{SackBlocks, Segment};
-use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::cpu::{Op, OpLog};
 use crate::units::{on_tick, SimDuration, SimTime};
 
 #[derive(Debug, Clone)]
@@ -81,6 +81,8 @@ pub struct Receiver {
     /// of the window last advertised (RCV.NXT + RCV.WND when it was sent).
     read: u64,
     adv_right: u64,
+    /// CPU operations performed, for the world to charge.
+    pub ops: OpLog,
     pub counters: ReceiverCounters,
 }
 
@@ -108,6 +110,7 @@ impl Receiver {
             read: 0,
             adv_right: irs + 1 + params.window as u64,
             params,
+            ops: OpLog::default(),
             counters: ReceiverCounters::default(),
         }
     }
@@ -133,15 +136,15 @@ impl Receiver {
     }
 
     /// The delayed-ACK timer fired.
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    pub fn on_timeout(&mut self, now: SimTime) {
         if self.delack_deadline.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.ack_now = true;
         }
     }
 
     /// Process the payload and FIN of an incoming segment (not a SYN).
-    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
         let fin = seg.flags.contains(super::segment::Flags::FIN);
         if seg.len == 0 && !fin {
             // RFC 7323 §4.3: a pure ACK at the left window edge refreshes TS.Recent too, so a
@@ -159,7 +162,7 @@ impl Receiver {
         let mut fin = fin;
         if seg.len > 0 {
             self.counters.data_segments_received += 1;
-            cpu.charge(now, Op::SegmentReceived { bytes: seg.len });
+            self.ops.report(now, Op::SegmentReceived { bytes: seg.len });
         }
         if self.params.ecn {
             // CWR first: a CE mark on the same segment starts a new echo (RFC 3168 §6.1.3).
@@ -178,7 +181,7 @@ impl Receiver {
                 let predicted = start == self.rcv_nxt && self.ooo.is_empty() && !fin;
                 let check = !(self.params.predict_first && predicted);
                 if check {
-                    cpu.charge(now, Op::PawsCheck);
+                    self.ops.report(now, Op::PawsCheck);
                 }
                 // RFC 7323 §5.3 R1: a segment older than TS.Recent is an old duplicate.
                 if check && (ts.val.wrapping_sub(self.ts_recent) as i32) < 0 {
@@ -213,7 +216,7 @@ impl Receiver {
         if end + fin as u64 <= self.rcv_nxt {
             // Entirely old: acknowledge at once (RFC 9293 §3.10.7.4).
             self.counters.duplicate_segments += 1;
-            cpu.charge(now, Op::SlowPath);
+            self.ops.report(now, Op::SlowPath);
             self.ack_now = true;
             return;
         }
@@ -222,8 +225,8 @@ impl Receiver {
             // A hole before this segment: queue it and send an immediate duplicate ACK
             // (RFC 5681 §4.2) carrying SACK blocks.
             self.counters.out_of_order_segments += 1;
-            cpu.charge(now, Op::SlowPath);
-            cpu.charge(now, Op::OutOfOrderQueued);
+            self.ops.report(now, Op::SlowPath);
+            self.ops.report(now, Op::OutOfOrderQueued);
             if end > start {
                 self.insert_ooo(start, end);
                 self.last_ooo = Some((start, end));
@@ -236,7 +239,7 @@ impl Receiver {
         // In order (possibly overlapping what we have).
         let had_hole = !self.ooo.is_empty();
         let fast_path = start == self.rcv_nxt && !had_hole && !fin;
-        cpu.charge(now, if fast_path { Op::FastPath } else { Op::SlowPath });
+        self.ops.report(now, if fast_path { Op::FastPath } else { Op::SlowPath });
         if end > self.rcv_nxt && seg.len > 0 && !self.held_first_sent.contains_key(&start) {
             self.packet_latencies.push((now - seg.first_sent).0);
         }
@@ -273,7 +276,7 @@ impl Receiver {
             self.ack_now = true;
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(on_tick(now, self.params.delack_timeout, self.params.delack_tick));
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
@@ -359,7 +362,7 @@ impl Receiver {
 
     /// The ACK fields to send now: acknowledgment number, window, SACK blocks. Resets the
     /// delayed-ACK state.
-    pub fn build_ack(&mut self, now: SimTime, cpu: &mut CpuMeter) -> (u64, u32, SackBlocks) {
+    pub fn build_ack(&mut self, now: SimTime) -> (u64, u32, SackBlocks) {
         let mut blocks = SackBlocks::new();
         if self.params.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recent arrival; the others repeat the
@@ -384,7 +387,7 @@ impl Receiver {
             }
             for &(l, r) in &chosen {
                 blocks.push(l, r);
-                cpu.charge(now, Op::SackBlockGenerated);
+                self.ops.report(now, Op::SackBlockGenerated);
             }
             self.reported = chosen;
         } else {
@@ -394,7 +397,7 @@ impl Receiver {
         self.ack_now = false;
         self.unacked_full = 0;
         if self.delack_deadline.take().is_some() {
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
         self.last_ack_sent = self.rcv_nxt;
         if !self.params.read_on_demand {

@@ -4,6 +4,7 @@
 //!
 //! Loss detection and the `pipe` estimate follow RFC 6675 §4 (IsLost, SetPipe) and §5 (NextSeg).
 
+use super::rate::{Delivery, TxRecord};
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
@@ -30,6 +31,8 @@ pub struct SegInfo {
     /// sample, and the later cumulative ACK says nothing about its round trip; kept through a
     /// timeout, which forgets `sacked`, so a segment SACKed again never gives a second sample.
     pub ever_sacked: bool,
+    /// The connection's delivery state at the last send, for rate samples (`tcp::rate`).
+    pub tx: TxRecord,
 }
 
 impl SegInfo {
@@ -56,6 +59,8 @@ pub struct Acked {
     /// Send time of the earliest removed segment never retransmitted nor SACKed (Linux's
     /// first_ackt), the candidate for an RTT sample.
     pub first_clean_sent: Option<SimTime>,
+    /// Data delivered by this ACK and not by an earlier SACK block.
+    pub delivery: Delivery,
 }
 
 /// What the SACK blocks of one ACK newly covered.
@@ -64,12 +69,15 @@ pub struct Sacked {
     pub segments: u32,
     /// Send time of the earliest newly SACKed segment never retransmitted (Linux's first_sackt).
     pub first_clean_sent: Option<SimTime>,
+    /// Data the blocks newly delivered (never SACKed before).
+    pub delivery: Delivery,
 }
 
 impl Sacked {
     /// Fold in another block's result.
     pub fn add(&mut self, other: Sacked) {
         self.segments += other.segments;
+        self.delivery.merge(other.delivery);
         self.first_clean_sent = match (self.first_clean_sent, other.first_clean_sent) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -96,7 +104,7 @@ impl Scoreboard {
     }
 
     /// Record a first transmission at the right edge.
-    pub fn push(&mut self, seq: u64, len: u32, fin: bool, now: SimTime) {
+    pub fn push(&mut self, seq: u64, len: u32, fin: bool, now: SimTime, tx: TxRecord) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq));
         self.segs.push_back(SegInfo {
             seq,
@@ -109,6 +117,7 @@ impl Scoreboard {
             retransmitted: false,
             ever_retransmitted: false,
             ever_sacked: false,
+            tx,
         });
     }
 
@@ -121,8 +130,9 @@ impl Scoreboard {
     }
 
     /// Note that the entry at `i` was sent again at `now`.
-    pub fn mark_retransmitted(&mut self, i: usize, now: SimTime) {
+    pub fn mark_retransmitted(&mut self, i: usize, now: SimTime, tx: TxRecord) {
         let s = &mut self.segs[i];
+        s.tx = tx;
         s.retransmitted = true;
         s.ever_retransmitted = true;
         s.sent_at = now;
@@ -140,6 +150,9 @@ impl Scoreboard {
             out.segments += 1;
             out.fin_acked |= s.fin;
             out.retransmitted |= s.ever_retransmitted;
+            if !s.ever_sacked {
+                out.delivery.add(s.tx, s.end(), s.len as u64);
+            }
             if out.first_clean_sent.is_none() && !s.ever_retransmitted && !s.ever_sacked {
                 // Entries are in sequence order and first transmissions go out in sequence
                 // order, so the first clean entry is the earliest sent.
@@ -163,6 +176,9 @@ impl Scoreboard {
                 out.segments += 1;
                 if out.first_clean_sent.is_none() && !s.ever_retransmitted && !s.ever_sacked {
                     out.first_clean_sent = Some(s.sent_at);
+                }
+                if !s.ever_sacked {
+                    out.delivery.add(s.tx, s.end(), s.len as u64);
                 }
                 s.ever_sacked = true;
             }
@@ -249,7 +265,7 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new();
         for i in 0..n {
-            b.push(1 + i * 100, 100, false, SimTime(i));
+            b.push(1 + i * 100, 100, false, SimTime(i), TxRecord::default());
         }
         b
     }
@@ -283,7 +299,7 @@ mod tests {
         assert_eq!(b.pipe(), 100);
         let i = b.next_retransmission(false).unwrap();
         assert_eq!(i, 0);
-        b.mark_retransmitted(i, SimTime(9));
+        b.mark_retransmitted(i, SimTime(9), TxRecord::default());
         assert_eq!(b.pipe(), 200);
         assert_eq!(b.next_retransmission(false), None);
     }
@@ -291,14 +307,14 @@ mod tests {
     #[test]
     fn acks_report_the_earliest_send_time_of_data_neither_retransmitted_nor_sacked_karn() {
         let mut b = board(5); // segment i sent at time i
-        b.mark_retransmitted(1, SimTime(9));
+        b.mark_retransmitted(1, SimTime(9), TxRecord::default());
         // SACKing segments 2-3 reports segment 2's send time; a SACKed segment is not offered again.
         assert_eq!(b.on_sack_block(201, 401).first_clean_sent, Some(SimTime(2)));
         let a = b.on_cumulative_ack(501);
         assert!(a.retransmitted, "segment 1 was retransmitted");
         assert_eq!(a.first_clean_sent, Some(SimTime(0)), "segment 0; 1 is retransmitted, 2-3 SACKed");
         let mut b = board(3);
-        b.mark_retransmitted(0, SimTime(9));
+        b.mark_retransmitted(0, SimTime(9), TxRecord::default());
         assert_eq!(b.on_sack_block(1, 101).first_clean_sent, None, "a retransmitted segment gives nothing");
     }
 
@@ -310,6 +326,17 @@ mod tests {
         let again = b.on_sack_block(101, 201);
         assert_eq!((again.segments, again.first_clean_sent), (1, None));
         assert_eq!(b.on_cumulative_ack(201).first_clean_sent, Some(SimTime(0)));
+    }
+
+    /// draft-cheng-iccrg-delivery-rate-estimation §3.3: a packet counts as delivered once, when
+    /// it is first SACKed or cumulatively acknowledged, whichever comes first.
+    #[test]
+    fn data_is_delivered_once_whether_sacked_first_or_acknowledged_draft_cheng_s3_3() {
+        let mut b = board(4);
+        assert_eq!(b.on_sack_block(201, 401).delivery.bytes, 200);
+        b.on_timeout(); // forgets the SACKs, not the deliveries
+        assert_eq!(b.on_sack_block(201, 301).delivery.bytes, 0);
+        assert_eq!(b.on_cumulative_ack(401).delivery.bytes, 200, "segments 0 and 1 only");
     }
 
     #[test]

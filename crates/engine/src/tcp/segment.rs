@@ -172,6 +172,29 @@ impl Segment {
     }
 }
 
+/// Header bytes of every full-sized data segment: IPv4 and TCP headers and the options each one
+/// carries (timestamps, 12 bytes with their two NOPs; RFC 7323 §3, RFC 6691). The one place
+/// segment sizes are derived from an MTU.
+pub fn data_header_bytes(timestamps: bool) -> u32 {
+    IPV4_HEADER + TCP_HEADER + if timestamps { OPT_TIMESTAMPS + 2 } else { 0 }
+}
+
+/// Sender maximum segment size on a path of IP MTU `mtu` (RFC 9293 §3.7.1 and RFC 6691: the
+/// MTU less the headers and the options every data segment carries).
+pub fn smss(mtu: u32, timestamps: bool) -> u32 {
+    mtu - data_header_bytes(timestamps)
+}
+
+/// The MSS option a SYN advertises: the MTU less the fixed IPv4 and TCP headers (RFC 6691 §2).
+pub fn mss_option(mtu: u32) -> u16 {
+    (mtu - data_header_bytes(false)).min(u16::MAX as u32) as u16
+}
+
+/// The smallest MTU a TCP connection may be given: both headers, the timestamps option and a
+/// full option space beside it, and one byte of payload (a margin, so no option layout of any
+/// segment can leave a segment without payload).
+pub const MIN_TCP_MTU: u32 = IPV4_HEADER + TCP_HEADER + MAX_OPTION_SPACE + OPT_TIMESTAMPS + 2 + 1;
+
 /// How many SACK blocks fit beside the other options (RFC 2018 §3: 4 alone, 3 with timestamps).
 pub fn max_sack_blocks(timestamps: bool) -> usize {
     let space = MAX_OPTION_SPACE - if timestamps { OPT_TIMESTAMPS + 2 } else { 0 };

@@ -2,21 +2,22 @@
 //! every congestion-avoidance state transition, in one place. Congestion control (`cc`) and loss
 //! recovery (`recovery`) are called from here and never reach into it.
 //!
-//! Sequence space: the SYN takes sequence number ISS = 0, application bytes follow, and the FIN
-//! takes the number after the last byte. The SYN and FIN are retransmitted like data.
+//! Sequence space as in `stream.rs`; the SYN and FIN are retransmitted like data. What the
+//! application wrote and the peer's window are the shared [`SendStream`]'s.
 
-use super::cc::{AnyCc, CongestionControl};
+use super::cc::{AckEvent, AnyCc, CongestionControl};
+use super::rate::{Delivery, DeliveryRate};
+use super::send_half::{SendHalf, SenderState};
+pub use super::stream::ISS;
+use super::stream::SendStream;
 use super::recovery::{AckOutcome, AnyRecovery, LossRecovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Sacked, Scoreboard};
 use super::segment::Segment;
 use super::tcb::{CaState, Tcb};
 use crate::config::RttSampling;
-use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::cpu::{Op, OpLog};
 use crate::units::{on_tick, SimDuration, SimTime};
-
-/// Initial send sequence number.
-pub const ISS: u64 = 0;
 
 /// What the sender wants transmitted next; the endpoint adds ACK fields and options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,24 +95,19 @@ pub struct SenderParams {
     pub send_buffer: u64,
 }
 
+/// The TCP sender, generic over its congestion controller (the variants' `AnyCc` by default, so
+/// a new controller can be tried without touching this file).
 #[derive(Debug, Clone)]
-pub struct Sender {
+pub struct Sender<C = AnyCc> {
     pub tcb: Tcb,
     sb: Scoreboard,
-    cc: AnyCc,
+    cc: C,
     recovery: AnyRecovery,
     rtt: RttEstimator,
     rto_deadline: Option<SimTime>,
     params: SenderParams,
-    /// Sender may transmit (the active side at once, the passive side once a SYN arrived).
-    open: bool,
-    /// Sequence number just past the last application byte.
-    data_end: u64,
-    /// The application has closed: a FIN follows the data.
-    closing: bool,
-    fin_acked: bool,
-    /// Peer's advertised receive window (bytes).
-    rwnd: u64,
+    stream: SendStream,
+    rate: DeliveryRate,
     last_window: u64,
     /// `one_segment` sampling: the segment being timed, (sequence number it ends at, send time).
     /// One at a time, cancelled by any retransmission (Karn's rule, RFC 6298 §3; BSD's t_rtseq).
@@ -132,14 +128,14 @@ pub struct Sender {
     persist_deadline: Option<SimTime>,
     persist_backoff: u32,
     persist_probe_due: bool,
-    /// When the last application byte was acknowledged.
-    pub data_acked_at: Option<SimTime>,
+    /// CPU operations performed, for the world to charge.
+    ops: OpLog,
     pub counters: SenderCounters,
 }
 
-impl Sender {
+impl<C: CongestionControl> Sender<C> {
     /// A sender with `app_bytes` to send.
-    pub fn new(params: SenderParams, cc: AnyCc, recovery: AnyRecovery, app_bytes: u64) -> Self {
+    pub fn new(params: SenderParams, cc: C, recovery: AnyRecovery, app_bytes: u64) -> Self {
         let smss = params.smss as u64;
         let tcb = Tcb {
             smss,
@@ -153,8 +149,6 @@ impl Sender {
             snd_max: ISS,
             pending_rexmit: None,
             bytes_acked: 0,
-            now: SimTime::ZERO,
-            srtt: None,
         };
         let mut rtt = RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.clock_granularity);
         if let Some(fixed) = params.fixed_rto {
@@ -167,12 +161,9 @@ impl Sender {
             recovery,
             rtt,
             rto_deadline: None,
+            stream: SendStream::new(app_bytes, smss, params.send_buffer),
+            rate: DeliveryRate::default(),
             params,
-            open: false,
-            data_end: ISS + 1 + app_bytes,
-            closing: false,
-            fin_acked: false,
-            rwnd: smss,
             last_window: 0,
             rtt_timing: None,
             ecn_recover: ISS,
@@ -184,43 +175,26 @@ impl Sender {
             persist_deadline: None,
             persist_backoff: 0,
             persist_probe_due: false,
-            data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
+            ops: OpLog::default(),
             counters: SenderCounters::default(),
         }
     }
 
-    /// Allow transmission: the active opener at start, the passive one on the peer's SYN.
-    pub fn open(&mut self, peer_window: u64) {
-        self.open = true;
-        self.rwnd = peer_window.max(1);
-    }
-
-    /// The application is done: send a FIN after the data.
-    pub fn close(&mut self) {
-        self.closing = true;
-    }
-
-    pub fn is_closing(&self) -> bool {
-        self.closing
-    }
-    pub fn fin_acked(&self) -> bool {
-        self.fin_acked
-    }
     pub fn syn_acked(&self) -> bool {
         self.tcb.snd_una > ISS
     }
-    /// The timeout the retransmission timer is armed with now (backoff included).
-    pub fn rto(&self) -> SimDuration {
-        self.rtt.rto()
+    /// The congestion controller, for tests that inspect what it was given.
+    pub fn congestion_control(&self) -> &C {
+        &self.cc
+    }
+    /// The RFC 6298 smoothed round-trip time, once sampled.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.rtt.srtt()
     }
     /// Consecutive expirations the RTO is backed off for (RFC 6298 §5.5).
     pub fn rto_backoff(&self) -> u32 {
         self.rtt.backoff()
     }
-    pub fn deadline(&self) -> Option<SimTime> {
-        [self.rto_deadline, self.probe_deadline, self.persist_deadline].into_iter().flatten().min()
-    }
-
     pub fn is_frozen(&self) -> bool {
         self.frozen_since.is_some()
     }
@@ -228,23 +202,23 @@ impl Sender {
     /// A route-failure (or route-restored) notice from the node before a broken hop. Only an
     /// ELFN sender reacts: it freezes (timers stopped, no data, state kept) and probes until the
     /// route answers (seed 002 §4; Holland & Vaidya's ELFN).
-    pub fn on_route_notice(&mut self, now: SimTime, restored: bool, cpu: &mut CpuMeter) {
-        if !self.params.elfn || !self.open {
+    fn route_notice(&mut self, now: SimTime, restored: bool) {
+        if !self.params.elfn || !self.stream.is_open() {
             return;
         }
         if restored {
-            self.unfreeze(now, cpu);
+            self.unfreeze(now);
         } else if self.frozen_since.is_none() {
             self.counters.route_failures += 1;
             self.frozen_since = Some(now);
             self.probes_this_freeze = 0;
-            self.stop_timer(now, cpu);
+            self.stop_timer(now);
             self.probe_deadline = Some(now + self.params.elfn_probe_interval);
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
-    fn unfreeze(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn unfreeze(&mut self, now: SimTime) {
         let Some(since) = self.frozen_since.take() else { return };
         self.counters.frozen_ns += (now - since).0;
         self.probe_deadline = None;
@@ -253,45 +227,16 @@ impl Sender {
             // What was in flight when the route broke was most likely lost: resend the first
             // unacknowledged segment now rather than waiting out a backed-off timer.
             self.tcb.pending_rexmit = Some(self.tcb.snd_una);
-            self.restart_timer(now, cpu);
+            self.restart_timer(now);
         }
     }
-    /// The application writes `bytes` more (before it closes).
-    pub fn write(&mut self, bytes: u64) {
-        debug_assert!(!self.closing, "write after close");
-        if bytes > 0 {
-            self.data_end += bytes;
-            self.data_acked_at = None;
-        }
-    }
-
-    /// The application stops supplying data: what was already sent is the whole stream, and a
-    /// FIN follows it.
-    pub fn stop_writing(&mut self, now: SimTime) {
-        self.data_end = self.data_end.min(self.tcb.snd_max.max(ISS + 1));
-        if self.data_acked_at.is_none() && self.tcb.snd_una >= self.data_end {
-            self.data_acked_at = Some(now);
-        }
-        self.closing = true;
-    }
-
-    pub fn data_end(&self) -> u64 {
-        self.data_end
-    }
-
-    /// Application bytes written and not yet acknowledged: what the send buffer holds.
-    pub fn unacked_data(&self) -> u64 {
-        let written = self.data_end - (ISS + 1);
-        written - self.tcb.snd_una.saturating_sub(ISS + 1).min(written)
-    }
-
     /// The peer's window as last advertised (bytes).
     pub fn peer_window(&self) -> u64 {
-        self.rwnd
+        self.stream.rwnd
     }
 
     /// Bytes in flight as the sender estimates them (pipe during SACK recovery).
-    pub fn in_flight(&self) -> u64 {
+    fn flight_estimate(&self) -> u64 {
         if self.tcb.ca_state == CaState::Recovery && self.recovery.uses_pipe() {
             self.sb.pipe()
         } else {
@@ -299,20 +244,20 @@ impl Sender {
         }
     }
 
-    fn arm_timer_if_idle(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn arm_timer_if_idle(&mut self, now: SimTime) {
         if self.rto_deadline.is_none() {
-            self.restart_timer(now, cpu);
+            self.restart_timer(now);
         }
     }
 
-    fn restart_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn restart_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(on_tick(now, self.rtt.rto(), self.params.timer_tick));
-        cpu.charge(now, Op::TimerSet);
+        self.ops.report(now, Op::TimerSet);
     }
 
-    fn stop_timer(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn stop_timer(&mut self, now: SimTime) {
         if self.rto_deadline.take().is_some() {
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
@@ -320,31 +265,30 @@ impl Sender {
     // Input: acknowledgments.
 
     /// Process the acknowledgment information of an incoming segment that has the ACK flag.
-    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn ack(&mut self, now: SimTime, seg: &Segment) {
         let ack = seg.ack;
-        if !self.open || ack > self.tcb.snd_max {
+        if !self.stream.is_open() || ack > self.tcb.snd_max {
             return; // RFC 9293 §3.10.7.4: an ACK for something not yet sent is ignored.
         }
         if self.frozen_since.is_some() && self.probes_this_freeze > 0 {
             // An answer after a probe: the route is back; resume with the state kept.
-            self.unfreeze(now, cpu);
+            self.unfreeze(now);
         }
         if seg.is_pure_ack() {
             // BSD header prediction for ACKs: an in-order ACK of new data with nothing special
             // takes the fast path; duplicates, SACK-bearing and recovery ACKs the slow path.
             let predicted = ack > self.tcb.snd_una && self.tcb.ca_state == CaState::Open && seg.sack.is_empty();
-            cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+            self.ops.report(now, if predicted { Op::FastPath } else { Op::SlowPath });
             // The PAWS test on the ACK's timestamp (RFC 7323 §5), skipped for predicted ACKs
             // when prediction comes first (seed 003 §II).
             if self.params.timestamps && seg.ts.is_some() && !(self.params.predict_first && predicted) {
-                cpu.charge(now, Op::PawsCheck);
+                self.ops.report(now, Op::PawsCheck);
             }
         }
         let window_changed = seg.window as u64 != self.last_window;
         if ack >= self.tcb.snd_una {
             // An older ACK (reordered) does not set the window (RFC 9293 §3.10.7.4, SND.WL2).
-            self.rwnd = seg.window as u64;
+            self.stream.rwnd = seg.window as u64;
         }
         self.last_window = seg.window as u64;
 
@@ -352,13 +296,13 @@ impl Sender {
         let mut sacked = Sacked::default();
         if self.params.sack {
             for &(l, r) in seg.sack.as_slice() {
-                cpu.charge(now, Op::SackBlockProcessed);
+                self.ops.report(now, Op::SackBlockProcessed);
                 if use_sack && r > ack {
                     sacked.add(self.sb.on_sack_block(l.max(ack), r));
                 }
             }
             for _ in 0..sacked.segments {
-                cpu.charge(now, Op::ScoreboardUpdate);
+                self.ops.report(now, Op::ScoreboardUpdate);
             }
         }
         let newly_sacked = sacked.segments;
@@ -367,15 +311,16 @@ impl Sender {
             self.on_ecn_echo();
         }
         if ack > self.tcb.snd_una {
-            self.on_new_ack(now, seg, ack, sacked, cpu);
+            self.on_new_ack(now, seg, ack, sacked);
         } else if ack == self.tcb.snd_una {
             // An ACK that does not advance SND.UNA can give a sample only from its SACK blocks
             // (an older, reordered ACK gives none, as in Linux's old-ACK path).
-            self.take_rtt_sample(now, seg, None, sacked);
+            let rtt = self.take_rtt_sample(now, seg, None, sacked);
+            self.ack_event(now, 0, sacked.delivery, rtt);
             if seg.is_pure_ack() && self.tcb.snd_max > self.tcb.snd_una && !window_changed {
                 // RFC 5681 §2 duplicate ACK: no data, nothing new acknowledged, window
                 // unchanged, data outstanding.
-                self.on_duplicate_ack(now, cpu);
+                self.on_duplicate_ack(now);
             }
         }
         if use_sack && newly_sacked > 0 {
@@ -391,22 +336,22 @@ impl Sender {
         }
     }
 
-    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, sacked: Sacked, cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn on_new_ack(&mut self, now: SimTime, seg: &Segment, ack: u64, sacked: Sacked) {
         let acked = self.sb.on_cumulative_ack(ack);
         self.tcb.snd_una = ack;
         self.tcb.snd_nxt = self.tcb.snd_nxt.max(ack);
         self.tcb.dupacks = 0;
         // The scoreboard marks the SYN like a FIN (each takes one sequence number); only an ACK
         // beyond the data acknowledges the FIN (RFC 9293 §3.10.7.4).
-        if acked.fin_acked && ack > self.data_end {
-            self.fin_acked = true;
+        if acked.fin_acked && ack > self.stream.data_end() {
+            self.stream.fin_acked = true;
         }
-        if self.data_acked_at.is_none() && ack >= self.data_end {
-            self.data_acked_at = Some(now);
-        }
+        self.stream.on_cumulative_ack(ack, now);
 
-        self.take_rtt_sample(now, seg, Some(&acked), sacked);
+        let rtt = self.take_rtt_sample(now, seg, Some(&acked), sacked);
+        let mut delivery = sacked.delivery;
+        delivery.merge(acked.delivery);
+        let event = self.ack_event(now, acked.bytes, delivery, rtt);
 
         let mut restart = true;
         match self.tcb.ca_state {
@@ -418,24 +363,24 @@ impl Sender {
                 if self.tcb.snd_una >= self.tcb.recover {
                     self.tcb.ca_state = CaState::Open;
                 }
-                self.grow_window(acked.bytes);
+                self.grow_window(&event);
             }
-            CaState::Open => self.grow_window(acked.bytes),
+            CaState::Open => self.grow_window(&event),
         }
 
         // RFC 6298 §5.2-5.3; a frozen ELFN sender keeps its timers stopped.
         if self.frozen_since.is_some() {
         } else if self.tcb.snd_una == self.tcb.snd_max {
-            self.stop_timer(now, cpu);
+            self.stop_timer(now);
         } else if restart {
-            self.restart_timer(now, cpu);
+            self.restart_timer(now);
         }
     }
 
     /// Feed the estimator the RTT sample this ACK gives, if any. `acked` is what it cumulatively
     /// acknowledged (`None`: SND.UNA did not advance), `sacked` what its SACK blocks newly covered.
     /// A sample ends the timer backoff (RFC 6298 §5, note after rule 5.7); no other event does.
-    fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, acked: Option<&Acked>, sacked: Sacked) {
+    fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, acked: Option<&Acked>, sacked: Sacked) -> Option<SimDuration> {
         let sample = if self.params.timestamps {
             // RFC 7323 §4.1 (RTTM): a TSecr is used only from an ACK that advances SND.UNA. The
             // echo tells which transmission was acknowledged, so retransmissions are no obstacle
@@ -469,14 +414,23 @@ impl Sender {
         };
         if let Some(r) = sample {
             self.rtt.on_sample(r);
-            self.tcb.srtt = self.rtt.srtt();
             self.counters.rtt_samples += 1;
         }
+        sample
+    }
+
+    /// The controller's view of an acceptable ACK: the time, the bytes newly acknowledged, the
+    /// RTT estimate and the delivery-rate sample; handed to `on_ack_sample` at once.
+    fn ack_event(&mut self, now: SimTime, acked: u64, delivery: Delivery, rtt: Option<SimDuration>) -> AckEvent {
+        let rate = self.rate.sample(now, delivery, rtt);
+        let event = AckEvent { now, acked, srtt: self.rtt.srtt(), rate };
+        self.cc.on_ack_sample(&self.tcb, &event);
+        event
     }
 
     /// Congestion control's increase for newly acknowledged data, bounded by `max_cwnd`.
-    fn grow_window(&mut self, acked: u64) {
-        self.cc.on_ack(&mut self.tcb, acked);
+    fn grow_window(&mut self, event: &AckEvent) {
+        self.cc.on_ack(&mut self.tcb, event);
         self.tcb.cwnd = self.tcb.cwnd.min(self.params.max_cwnd.max(self.tcb.smss));
     }
 
@@ -504,8 +458,7 @@ impl Sender {
         !self.recovery.guards_with_recover() || self.tcb.snd_una >= self.tcb.recover
     }
 
-    fn on_duplicate_ack(&mut self, now: SimTime, _cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn on_duplicate_ack(&mut self, now: SimTime) {
         self.counters.dupacks_received += 1;
         self.tcb.dupacks += 1;
         match self.tcb.ca_state {
@@ -529,14 +482,14 @@ impl Sender {
     // Timer.
 
     /// Handle the retransmission timer if it is due (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn timeout(&mut self, now: SimTime) {
         if self.persist_deadline.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.persist_deadline = None;
             self.persist_probe_due = true;
         }
         if self.probe_deadline.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.probe_due = true;
             self.probe_deadline = Some(now + self.params.elfn_probe_interval);
         }
@@ -545,12 +498,11 @@ impl Sender {
             _ => return,
         }
         self.rto_deadline = None;
-        cpu.charge(now, Op::TimerExpired);
+        self.ops.report(now, Op::TimerExpired);
         if self.tcb.snd_una == self.tcb.snd_max {
             return;
         }
         self.counters.timeouts += 1;
-        self.tcb.now = now;
         match self.recovery.window_after_timeout(&self.tcb) {
             // Seed 002 Table 1 (TCP-ECN-ELFN): the timeout retransmits but leaves the window
             // (and ssthresh) as they were; only BSD's `cwnd = 1 segment` line is dropped.
@@ -580,24 +532,16 @@ impl Sender {
     // Output.
 
     fn has_unsent(&self) -> bool {
-        self.tcb.snd_nxt < self.data_end || (self.closing && self.tcb.snd_max <= self.data_end)
+        self.stream.has_unsent(self.tcb.snd_nxt, self.tcb.snd_max)
     }
 
     /// Length and FIN flag of a first transmission starting at snd_nxt.
     fn next_new_segment(&self) -> (u32, bool) {
-        let nxt = self.tcb.snd_nxt;
-        if nxt == ISS {
-            return (0, false);
-        }
-        let len = (self.data_end - nxt).min(self.tcb.smss) as u32;
-        let fin = self.closing && nxt + len as u64 == self.data_end;
-        (len, fin)
+        self.stream.next_segment(self.tcb.snd_nxt, self.tcb.smss)
     }
 
-    /// New data must fit the peer's window and the send buffer, which still holds every
-    /// unacknowledged byte: the sequence number new data may not pass.
     fn send_edge(&self) -> u64 {
-        self.tcb.snd_una + self.rwnd.max(1).min(self.params.send_buffer)
+        self.stream.send_edge(self.tcb.snd_una)
     }
 
     /// Nothing is outstanding and the peer's window keeps the next new segment back.
@@ -611,26 +555,26 @@ impl Sender {
 
     /// Arm the persist timer unless it runs: the RTO, doubled for each probe already sent, at
     /// most `max_rto` (RFC 1122 §4.2.2.17: the first probe after one RTO, then exponentially).
-    fn arm_persist(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn arm_persist(&mut self, now: SimTime) {
         if self.persist_deadline.is_none() {
             let interval = SimDuration(self.rtt.rto().0.saturating_mul(1u64 << self.persist_backoff.min(16))).min(self.params.max_rto);
             self.persist_deadline = Some(on_tick(now, interval, self.params.timer_tick));
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
     /// The window let new data through: the persist timer stops and its backoff resets.
-    fn stop_persist(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn stop_persist(&mut self, now: SimTime) {
         self.persist_backoff = 0;
         self.persist_probe_due = false;
         if self.persist_deadline.take().is_some() {
-            cpu.charge(now, Op::TimerSet);
+            self.ops.report(now, Op::TimerSet);
         }
     }
 
     /// The next segment the congestion and receive windows allow, if any.
-    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        if !self.open {
+    fn poll(&mut self, now: SimTime) -> Option<OutSegment> {
+        if !self.stream.is_open() {
             return None;
         }
         if self.frozen_since.is_some() {
@@ -641,7 +585,7 @@ impl Sender {
             }
             self.probes_this_freeze += 1;
             self.counters.probes_sent += 1;
-            self.account_sent(1, now, cpu);
+            self.account_sent(1, now);
             let seq = self.tcb.snd_una.saturating_sub(1);
             return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
         }
@@ -650,15 +594,15 @@ impl Sender {
             // retransmission as the probe), which the receiver acknowledges at once with its
             // current window, as Linux's out-of-window probe does; it takes no sequence space.
             self.counters.window_probes += 1;
-            self.account_sent(1, now, cpu);
+            self.account_sent(1, now);
             self.persist_backoff += 1;
-            self.arm_persist(now, cpu);
+            self.arm_persist(now);
             let seq = self.tcb.snd_una - 1;
             return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
         }
         if let Some(seq) = self.tcb.pending_rexmit.take() {
             if let Some(i) = self.sb.index_of(seq) {
-                return Some(self.retransmit(i, now, cpu));
+                return Some(self.retransmit(i, now));
             }
         }
         let send_edge = self.send_edge();
@@ -669,15 +613,15 @@ impl Sender {
                 return None;
             }
             if let Some(i) = self.sb.next_retransmission(false) {
-                return Some(self.retransmit(i, now, cpu));
+                return Some(self.retransmit(i, now));
             }
             if self.tcb.snd_nxt == self.tcb.snd_max && self.has_unsent() {
                 let (len, _) = self.next_new_segment();
                 if self.tcb.snd_nxt + len as u64 <= send_edge {
-                    return Some(self.send_new(now, cpu));
+                    return Some(self.send_new(now));
                 }
             }
-            return self.sb.next_retransmission(true).map(|i| self.retransmit(i, now, cpu));
+            return self.sb.next_retransmission(true).map(|i| self.retransmit(i, now));
         }
 
         let flight = self.tcb.snd_nxt - self.tcb.snd_una;
@@ -698,13 +642,17 @@ impl Sender {
             if seg.sacked {
                 // Already at the receiver (only possible when SACK info survived): skip it.
                 self.tcb.snd_nxt = seg.end();
-                return self.poll_segment(now, cpu);
+                return self.poll(now);
             }
             self.tcb.snd_nxt = seg.end();
-            return Some(self.retransmit(i, now, cpu));
+            return Some(self.retransmit(i, now));
         }
 
         if !self.has_unsent() {
+            if flight < self.tcb.cwnd {
+                // Room in the window and nothing to send (draft-cheng-iccrg-delivery-rate-estimation §3.4).
+                self.rate.on_app_limited(flight);
+            }
             return None;
         }
         let (len, fin) = self.next_new_segment();
@@ -715,26 +663,27 @@ impl Sender {
         if self.tcb.snd_nxt != ISS && self.tcb.snd_nxt + len as u64 > send_edge && len > 0 {
             if self.tcb.snd_una == self.tcb.snd_max {
                 // Nothing outstanding, so no ACK will come to open the window: persist.
-                self.arm_persist(now, cpu);
+                self.arm_persist(now);
             }
             return None;
         }
         if self.persist_deadline.is_some() || self.persist_backoff > 0 {
-            self.stop_persist(now, cpu);
+            self.stop_persist(now);
         }
-        Some(self.send_new(now, cpu))
+        Some(self.send_new(now))
     }
 
-    fn send_new(&mut self, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+    fn send_new(&mut self, now: SimTime) -> OutSegment {
         let seq = self.tcb.snd_nxt;
         let syn = seq == ISS;
         let (len, fin) = if syn { (0, false) } else { self.next_new_segment() };
-        self.sb.push(seq, len, fin || syn, now);
+        let tx = self.rate.on_send(now, self.sb.is_empty());
+        self.sb.push(seq, len, fin || syn, now, tx);
         let end = seq + len as u64 + (fin || syn) as u64;
         self.tcb.snd_nxt = end;
         self.tcb.snd_max = self.tcb.snd_max.max(end);
-        self.account_sent(len, now, cpu);
-        self.arm_timer_if_idle(now, cpu);
+        self.account_sent(len, now);
+        self.arm_timer_if_idle(now);
         if self.rtt_timing.is_none() && self.params.rtt_sampling == RttSampling::OneSegment {
             self.rtt_timing = Some((end, now));
         }
@@ -743,26 +692,27 @@ impl Sender {
         OutSegment { seq, len, syn, fin, retransmission: false, ect, cwr, first_sent: now }
     }
 
-    fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
-        self.sb.mark_retransmitted(i, now);
+    fn retransmit(&mut self, i: usize, now: SimTime) -> OutSegment {
+        let tx = self.rate.on_send(now, false);
+        self.sb.mark_retransmitted(i, now, tx);
         let s = *self.sb.get(i).expect("index from scoreboard");
         // Karn: a retransmission makes the timed segment's acknowledgment ambiguous.
         self.rtt_timing = None;
         self.counters.retransmissions += 1;
-        self.account_sent(s.len, now, cpu);
-        self.arm_timer_if_idle(now, cpu);
+        self.account_sent(s.len, now);
+        self.arm_timer_if_idle(now);
         let syn = s.seq == ISS;
         OutSegment { seq: s.seq, len: s.len, syn, fin: s.fin && !syn, retransmission: true, ect: false, cwr: false, first_sent: s.first_sent }
     }
 
-    fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
+    fn account_sent(&mut self, len: u32, now: SimTime) {
         self.counters.segments_sent += 1;
         if len > 0 {
             self.counters.data_segments_sent += 1;
             self.counters.payload_bytes_sent += len as u64;
-            cpu.charge(now, Op::SegmentSent { bytes: len });
+            self.ops.report(now, Op::SegmentSent { bytes: len });
         } else {
-            cpu.charge(now, Op::AckSent);
+            self.ops.report(now, Op::AckSent);
         }
     }
 }
@@ -770,4 +720,48 @@ impl Sender {
 /// The TSval clock: milliseconds since the start of the run (RFC 7323 §5.4 allows 1 ms - 1 s ticks).
 pub fn timestamp_ms(now: SimTime) -> u32 {
     (now.0 / 1_000_000) as u32 + 1
+}
+
+impl<C: CongestionControl> SendHalf for Sender<C> {
+    fn stream(&self) -> &SendStream {
+        &self.stream
+    }
+    fn stream_mut(&mut self) -> &mut SendStream {
+        &mut self.stream
+    }
+    fn ops(&mut self) -> &mut OpLog {
+        &mut self.ops
+    }
+    #[inline]
+    fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+        self.ack(now, seg)
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        self.timeout(now)
+    }
+    #[inline]
+    fn poll_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        self.poll(now)
+    }
+    fn on_route_notice(&mut self, now: SimTime, restored: bool) {
+        self.route_notice(now, restored)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        [self.rto_deadline, self.probe_deadline, self.persist_deadline].into_iter().flatten().min()
+    }
+    fn in_flight(&self) -> u64 {
+        self.flight_estimate()
+    }
+    /// The timeout the retransmission timer is armed with now (backoff included).
+    fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+    fn state(&self) -> SenderState {
+        let t = &self.tcb;
+        SenderState { cwnd: t.cwnd, ssthresh: t.ssthresh, ca_state: t.ca_state, snd_una: t.snd_una, snd_nxt: t.snd_nxt, snd_max: t.snd_max }
+    }
+    fn counters(&self) -> &SenderCounters {
+        &self.counters
+    }
 }

@@ -45,9 +45,6 @@ pub struct Tcb {
     pub pending_rexmit: Option<u64>,
     /// Bytes acknowledged since the last congestion-avoidance increase (RFC 3465).
     pub bytes_acked: u64,
-    /// The current time and smoothed RTT, for controllers that depend on them (CUBIC).
-    pub now: crate::units::SimTime,
-    pub srtt: Option<crate::units::SimDuration>,
 }
 
 impl Tcb {

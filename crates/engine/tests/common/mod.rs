@@ -100,7 +100,8 @@ impl Pair {
     }
 
     fn flush(&mut self, n: usize) {
-        while let Some(mut seg) = self.eps[n].poll_transmit(self.now, &mut self.cpus[n]) {
+        while let Some(mut seg) = self.eps[n].poll_transmit(self.now) {
+            self.cpus[n].absorb(self.eps[n].ops());
             if seg.ecn == tcpenergy_engine::tcp::segment::Ecn::Ect {
                 if let Some(mark) = &mut self.mark {
                     if mark(n, &seg, &self.log) {
@@ -130,13 +131,15 @@ impl Pair {
                 let i = self.in_flight.iter().position(|x| x.1 == sq).unwrap();
                 let (at, _, to, seg) = self.in_flight.remove(i);
                 self.now = at;
-                self.eps[to].on_segment(at, &seg, &mut self.cpus[to]);
+                self.eps[to].on_segment(at, &seg);
+                self.cpus[to].absorb(self.eps[to].ops());
                 self.flush(to);
                 true
             }
             (_, Some((tt, n))) => {
                 self.now = tt;
-                self.eps[n].on_timeout(tt, &mut self.cpus[n]);
+                self.eps[n].on_timeout(tt);
+                self.cpus[n].absorb(self.eps[n].ops());
                 self.flush(n);
                 true
             }

@@ -5,6 +5,7 @@
 
 use crate::common::{Pair, Sent};
 use tcpenergy_engine::tcp::segment::Segment;
+use tcpenergy_engine::tcp::send_half::SendHalf;
 use tcpenergy_engine::units::{SimDuration, SimTime};
 
 /// The data sender just after one event.
@@ -47,7 +48,7 @@ pub fn trace(p: &mut Pair, limit: SimTime) -> Vec<Step> {
             samples: s.counters.rtt_samples,
             timeouts: s.counters.timeouts,
             backoff: s.rto_backoff(),
-            srtt: s.tcb.srtt,
+            srtt: s.srtt(),
             rto: s.rto(),
             deadline,
             armed,

@@ -97,7 +97,14 @@ pub fn phase(offset: Phase, every: SimDuration, run_seed: u64, name: &str, group
         Some(g) => format!("phase.{g}"),
         None => format!("{name}.phase"),
     };
-    offset.resolve(every, &mut Stream::new(run_seed, &stream))
+    match offset {
+        Phase::At(d) => d,
+        // One draw in [0, every).
+        Phase::Random => {
+            let u = Stream::new(run_seed, &stream).uniform();
+            SimDuration(((u * every.0 as f64) as u64).min(every.0.saturating_sub(1)))
+        }
+    }
 }
 
 /// The window of a periodic impairment for this run: a random phase makes it stationary (the

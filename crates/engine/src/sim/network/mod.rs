@@ -24,6 +24,7 @@ use crate::energy::battery::Battery;
 use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
 use crate::energy::meter::{self, NodeEnergy, RadioLog};
 use crate::error::EngineError;
+use crate::plan::{FlowPlan, Plan};
 use crate::net::impair::{self, AnyImpairment, Verdict};
 use crate::net::link::{Fate, Link, LinkCounters};
 use crate::net::tally::WireTally;
@@ -200,7 +201,9 @@ impl FlowState {
 pub struct NetWorld<'a> {
     scenario: &'a Scenario,
     net: &'a NetworkConfig,
-    routes: &'a RouteTable,
+    routes: RouteTable,
+    /// Each flow's connections: path MTU and segment size (`crate::plan`).
+    conns: Vec<FlowPlan>,
     now: SimTime,
     queue: EventQueue<Event>,
     packets: Slab<Packet>,
@@ -259,8 +262,8 @@ impl<'a> NetWorld<'a> {
         let mut w = Self::build(network, seed, false)?.with_profiles(profiles);
         // Room in each radio log for every segment of the transfer and its ACKs, so the logs
         // rarely grow; at most a million up front (a transfer may be cut short by stop_after).
-        if let Some(f @ FlowConfig { traffic: FlowTraffic::Bulk { bytes }, .. }) = w.net.flows.first() {
-            let packets = ((*bytes / f.smss().max(1) as u64) as usize + 64).min(1 << 20);
+        if let (Some(FlowConfig { traffic: FlowTraffic::Bulk { bytes }, .. }), Some(c)) = (w.net.flows.first(), w.conns.first()) {
+            let packets = ((*bytes / c.first.smss.max(1) as u64) as usize + 64).min(1 << 20);
             for n in &mut w.nodes {
                 n.radio = RadioLog::with_capacity(packets);
             }
@@ -279,9 +282,11 @@ impl<'a> NetWorld<'a> {
     }
 
     fn build(scenario: &'a Scenario, seed: u64, schedule_starts: bool) -> Result<Self, EngineError> {
-        let (Some(net), Some(routes)) = (&scenario.network, &scenario.routes) else {
+        let Some(net) = &scenario.network else {
             return Err(EngineError::Invariant("network run of a single-path scenario".into()));
         };
+        let plan = Plan::of(scenario)?;
+        let routes = &plan.routes;
         let nodes = net
             .nodes
             .iter()
@@ -355,7 +360,8 @@ impl<'a> NetWorld<'a> {
         let mut w = Self {
             scenario,
             net,
-            routes,
+            routes: plan.routes,
+            conns: plan.flows,
             now: SimTime::ZERO,
             queue: EventQueue::with_capacity(1024),
             packets: Slab::default(),
@@ -379,13 +385,14 @@ impl<'a> NetWorld<'a> {
                 // The destination listens from the start (a passive open); so does the split
                 // node, whose application reads on demand to relay.
                 let st = &mut w.flows[i];
-                match &f.split {
-                    None => st.tcp[End::Dst as usize] = Some(Endpoint::with_settings(&f.tcp, f.path_mtu, Role::Passive, 0, true)),
-                    Some(split) => {
-                        st.tcp[End::Dst as usize] = Some(Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Passive, 0, true));
+                let conns = w.conns[i];
+                match (&f.split, conns.second) {
+                    (Some(split), Some(second)) => {
+                        st.tcp[End::Dst as usize] = Some(Endpoint::with_settings(&split.tcp, second.path_mtu, Role::Passive, 0, true));
                         st.tcp[End::RelayIn as usize] =
-                            Some(Endpoint::with_settings(&f.tcp, f.path_mtu, Role::Passive, 0, true).read_on_demand());
+                            Some(Endpoint::with_settings(&f.tcp, conns.first.path_mtu, Role::Passive, 0, true).read_on_demand());
                     }
+                    _ => st.tcp[End::Dst as usize] = Some(Endpoint::with_settings(&f.tcp, conns.first.path_mtu, Role::Passive, 0, true)),
                 }
             }
             if schedule_starts {
@@ -525,7 +532,8 @@ impl<'a> NetWorld<'a> {
                 let node = self.node_of(f, side);
                 let now = self.now;
                 if let Some(ep) = self.flows[f].tcp[s].as_mut() {
-                    ep.on_timeout(now, &mut self.nodes[node.index()].cpu);
+                    ep.on_timeout(now);
+                    self.nodes[node.index()].cpu.absorb(ep.ops());
                 }
                 self.after_endpoint_event(f, side);
                 self.trace_point(f, side);
@@ -538,7 +546,8 @@ impl<'a> NetWorld<'a> {
                 let node = self.node_of(f, side);
                 let now = self.now;
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
-                    ep.on_route_notice(now, restored, &mut self.nodes[node.index()].cpu);
+                    ep.on_route_notice(now, restored);
+                    self.nodes[node.index()].cpu.absorb(ep.ops());
                 }
                 self.after_endpoint_event(f, side);
                 self.trace_point(f, side);
@@ -610,7 +619,7 @@ impl<'a> NetWorld<'a> {
         st.started = true;
         let begin = st.source.start(now);
         if cfg.transport == Transport::Tcp {
-            let mut ep = Endpoint::with_settings(&cfg.tcp, cfg.path_mtu, Role::Active, 0, false);
+            let mut ep = Endpoint::with_settings(&cfg.tcp, self.conns[f].first.path_mtu, Role::Active, 0, false);
             ep.write(begin.stream_bytes);
             if begin.close {
                 ep.sender.close();
@@ -671,7 +680,9 @@ impl<'a> NetWorld<'a> {
         loop {
             let now = self.now;
             let Some(ep) = self.flows[f].tcp[s].as_mut() else { return };
-            let Some(seg) = ep.poll_transmit(now, &mut self.nodes[node.index()].cpu) else { break };
+            let seg = ep.poll_transmit(now);
+            self.nodes[node.index()].cpu.absorb(ep.ops());
+            let Some(seg) = seg else { break };
             if let (End::RelayIn, Some(logs)) = (side, self.split_logs.as_mut()) {
                 logs[f].windows.push((now, seg.window));
             }
@@ -892,7 +903,8 @@ impl<'a> NetWorld<'a> {
         match p.body {
             Body::Tcp(seg) => {
                 if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
-                    ep.on_segment(now, &seg, &mut self.nodes[node.index()].cpu);
+                    ep.on_segment(now, &seg);
+                    self.nodes[node.index()].cpu.absorb(ep.ops());
                     if let (true, Some(r)) = (self.split_logs.is_some() || self.record_deliveries, ep.receiver.as_mut()) {
                         r.record_deliveries();
                     }
@@ -950,10 +962,10 @@ impl<'a> NetWorld<'a> {
     /// The split node's application (`app::relay`): either connection brought bytes or room.
     fn relay(&mut self, f: usize) {
         let net = self.net;
-        let Some(split) = &net.flows[f].split else { return };
+        let (Some(split), Some(second)) = (&net.flows[f].split, self.conns[f].second) else { return };
         let FlowState { tcp, relay, .. } = &mut self.flows[f];
         let [_, _, Some(inn), out] = tcp else { return };
-        let open = || Endpoint::with_settings(&split.tcp, split.path_mtu, Role::Active, 0, false);
+        let open = || Endpoint::with_settings(&split.tcp, second.path_mtu, Role::Active, 0, false);
         let Some(pumped) = relay.pump(inn, out, open) else { return };
         if let Some(logs) = &mut self.split_logs {
             let log = &mut logs[f].occupancy;

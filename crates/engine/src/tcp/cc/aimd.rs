@@ -4,7 +4,7 @@
 //! (Responsive 1.24/0.25, Smooth 0.31/0.875 on the TCP-friendly curve α = 4(1 − β²)/3, and the
 //! off-curve calibration protocols 1.2/1 and 0.3/0.2).
 
-use super::CongestionControl;
+use super::{AckEvent, CongestionControl};
 use crate::config::CwndGrowth;
 use crate::tcp::tcb::Tcb;
 
@@ -28,7 +28,8 @@ impl AimdCc {
 const ABC_LIMIT: u64 = 2;
 
 impl CongestionControl for AimdCc {
-    fn on_ack(&mut self, tcb: &mut Tcb, acked: u64) {
+    fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckEvent) {
+        let acked = ack.acked;
         let smss = tcb.smss;
         if tcb.cwnd < tcb.ssthresh {
             // Slow start: RFC 5681 eq. (2) cwnd += min(N, SMSS); RFC 3465 allows min(N, L*SMSS).
@@ -84,8 +85,6 @@ mod tests {
             snd_max: 1,
             pending_rexmit: None,
             bytes_acked: 0,
-            now: Default::default(),
-            srtt: None,
         }
     }
 
@@ -93,7 +92,7 @@ mod tests {
     fn slow_start_grows_by_min_of_acked_and_smss() {
         let mut cc = AimdCc::standard(CwndGrowth::PerAck);
         let mut t = tcb(2000, 64_000);
-        cc.on_ack(&mut t, 2000);
+        cc.on_ack(&mut t, &AckEvent::new(Default::default(), 2000));
         assert_eq!(t.cwnd, 3000);
     }
 
@@ -101,7 +100,7 @@ mod tests {
     fn slow_start_with_byte_counting_grows_up_to_two_segments_rfc3465() {
         let mut cc = AimdCc::standard(CwndGrowth::PerByte);
         let mut t = tcb(2000, 64_000);
-        cc.on_ack(&mut t, 3000);
+        cc.on_ack(&mut t, &AckEvent::new(Default::default(), 3000));
         assert_eq!(t.cwnd, 4000);
     }
 
@@ -110,13 +109,13 @@ mod tests {
         let mut cc = AimdCc::standard(CwndGrowth::PerAck);
         let mut t = tcb(10_000, 5_000);
         for _ in 0..10 {
-            cc.on_ack(&mut t, 1000);
+            cc.on_ack(&mut t, &AckEvent::new(Default::default(), 1000));
         }
         assert!((10_900..=11_000).contains(&t.cwnd), "{}", t.cwnd);
         let mut cc = AimdCc::standard(CwndGrowth::PerByte);
         let mut t = tcb(10_000, 5_000);
         for _ in 0..10 {
-            cc.on_ack(&mut t, 1000);
+            cc.on_ack(&mut t, &AckEvent::new(Default::default(), 1000));
         }
         assert_eq!(t.cwnd, 11_000);
     }
@@ -157,7 +156,7 @@ mod tests {
                 let mut t = tcb(20_000, 1_000);
                 // One window's worth of ACKs, one per segment.
                 for _ in 0..20 {
-                    cc.on_ack(&mut t, 1000);
+                    cc.on_ack(&mut t, &AckEvent::new(Default::default(), 1000));
                 }
                 let grown = (t.cwnd - 20_000) as f64 / 1000.0;
                 assert!((grown - alpha).abs() < 0.06 * alpha.max(1.0), "alpha {alpha} {growth:?}: grew {grown}");

@@ -2,7 +2,7 @@
 //! function of the time since the last congestion event, with a Reno-friendly estimate W_est as a
 //! floor (§4.3). Constants per §4.1-4.2: C = 0.4, β_cubic = 0.7. Window arithmetic is in segments.
 
-use super::CongestionControl;
+use super::{AckEvent, CongestionControl};
 use crate::config::CwndGrowth;
 use crate::tcp::tcb::Tcb;
 use crate::units::SimTime;
@@ -44,7 +44,8 @@ impl CubicCc {
 }
 
 impl CongestionControl for CubicCc {
-    fn on_ack(&mut self, tcb: &mut Tcb, acked: u64) {
+    fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckEvent) {
+        let acked = ack.acked;
         let smss = tcb.smss as f64;
         if tcb.cwnd < tcb.ssthresh {
             // Slow start as RFC 5681 (§4.10), with RFC 3465's byte counting when configured.
@@ -56,7 +57,7 @@ impl CongestionControl for CubicCc {
             return;
         }
         let cwnd = tcb.cwnd as f64 / smss;
-        let now = tcb.now;
+        let now = ack.now;
         let start = *self.epoch_start.get_or_insert_with(|| {
             // §4.2: a new epoch starts at the first ACK in congestion avoidance.
             if cwnd < self.w_max {
@@ -69,7 +70,7 @@ impl CongestionControl for CubicCc {
             now
         });
         let t = (now - start).as_secs_f64();
-        let rtt = tcb.srtt.map_or(0.0, |r| r.as_secs_f64());
+        let rtt = ack.srtt.map_or(0.0, |r| r.as_secs_f64());
         let acked_segments = acked as f64 / smss;
         // §4.3: W_est grows α_cubic segments per window of acknowledged data.
         self.w_est += Self::alpha() * acked_segments / cwnd;
@@ -120,8 +121,6 @@ mod tests {
             snd_max: 1 + cwnd_segments * 1000,
             pending_rexmit: None,
             bytes_acked: 0,
-            now: SimTime::ZERO,
-            srtt: Some(SimDuration::from_millis(100)),
         }
     }
 
@@ -132,7 +131,7 @@ mod tests {
         t.ssthresh = cc.on_congestion_event(&t);
         assert_eq!(t.ssthresh, 70_000);
         t.cwnd = t.ssthresh;
-        cc.on_ack(&mut t, 1000);
+        cc.on_ack(&mut t, &AckEvent::new(SimTime::ZERO, 1000));
         // K = cbrt(W_max (1 - β) / C) = cbrt(100 * 0.3 / 0.4) = cbrt(75).
         assert!((cc.k - 75f64.cbrt()).abs() < 1e-9);
     }
@@ -149,8 +148,8 @@ mod tests {
         while now < 8.0 {
             let segments = t.cwnd / 1000;
             for i in 0..segments {
-                t.now = SimTime(((now + rtt * i as f64 / segments as f64) * 1e9) as u64);
-                cc.on_ack(&mut t, 1000);
+                let at = SimTime(((now + rtt * i as f64 / segments as f64) * 1e9) as u64);
+                cc.on_ack(&mut t, &AckEvent { srtt: Some(SimDuration::from_millis(100)), ..AckEvent::new(at, 1000) });
             }
             now += rtt;
             let expected = cc.w_cubic(now);

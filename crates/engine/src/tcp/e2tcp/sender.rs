@@ -13,11 +13,13 @@
 use super::timers::{TimerKind, TwoTimers};
 use super::window::{E2tcpWindow, Reading};
 use crate::config::{E2tcpConfig, TcpConfig};
-use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::cpu::{Op, OpLog};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::segment::Segment;
-use crate::tcp::sender::{OutSegment, SenderCounters, ISS};
-use crate::tcp::tcb::{CaState, Tcb};
+use crate::tcp::send_half::{SendHalf, SenderState, NO_SSTHRESH};
+use crate::tcp::sender::{OutSegment, SenderCounters};
+use crate::tcp::stream::{SendStream, ISS};
+use crate::tcp::tcb::CaState;
 use crate::units::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -102,8 +104,10 @@ impl Tally {
 
 #[derive(Debug, Clone)]
 pub struct E2tcpSender {
-    /// Kept for the trace and the endpoint: cwnd is the window in bytes; ssthresh is unused.
-    pub tcb: Tcb,
+    smss: u64,
+    /// Oldest unacknowledged sequence number, and one past the highest sent.
+    snd_una: u64,
+    snd_max: u64,
     packets: VecDeque<Packet>,
     /// Counts over `packets`; every change of a packet's class goes through `reclassify`.
     tally: Tally,
@@ -112,18 +116,14 @@ pub struct E2tcpSender {
     rtt: RttEstimator,
     cfg: E2tcpConfig,
     initial_timeout: SimDuration,
-    send_buffer: u64,
-    open: bool,
-    data_end: u64,
-    closing: bool,
-    fin_acked: bool,
-    rwnd: u64,
+    stream: SendStream,
     /// The peer's window is closed and nothing is on its way: when to probe it (RFC 9293
     /// §3.8.6.1's persist timer, at E2TCP's timeout), and whether a probe is due.
     persist: Option<SimTime>,
     probe_due: bool,
     next_order: u64,
-    pub data_acked_at: Option<SimTime>,
+    /// CPU operations performed, for the world to charge.
+    ops: OpLog,
     pub counters: SenderCounters,
     /// Acknowledgments whose newly reported losses reached the error limit.
     pub bursts_detected: u64,
@@ -135,23 +135,10 @@ impl E2tcpSender {
         let cfg = tcp.e2tcp.clone().unwrap_or_default();
         let window = E2tcpWindow::new(cfg.clone());
         let smss = smss as u64;
-        let tcb = Tcb {
-            smss,
-            cwnd: window.packets() as u64 * smss,
-            ssthresh: u64::MAX / 4,
-            ca_state: CaState::Open,
-            recover: ISS,
-            dupacks: 0,
-            snd_una: ISS,
-            snd_nxt: ISS,
-            snd_max: ISS,
-            pending_rexmit: None,
-            bytes_acked: 0,
-            now: SimTime::ZERO,
-            srtt: None,
-        };
         Self {
-            tcb,
+            smss,
+            snd_una: ISS,
+            snd_max: ISS,
             packets: VecDeque::new(),
             tally: Tally::default(),
             window,
@@ -159,56 +146,21 @@ impl E2tcpSender {
             rtt: RttEstimator::new(tcp.initial_rto, SimDuration(1), tcp.max_rto, SimDuration::ZERO),
             initial_timeout: tcp.initial_rto,
             cfg,
-            send_buffer: tcp.send_buffer.unwrap_or(u64::MAX / 4),
-            open: false,
-            data_end: ISS + 1 + app_bytes,
-            closing: false,
-            fin_acked: false,
-            rwnd: smss,
+            stream: SendStream::new(app_bytes, smss, tcp.send_buffer.unwrap_or(u64::MAX / 4)),
             persist: None,
             probe_due: false,
             next_order: 0,
-            data_acked_at: if app_bytes == 0 { Some(SimTime::ZERO) } else { None },
+            ops: OpLog::default(),
             counters: SenderCounters::default(),
             bursts_detected: 0,
         }
     }
 
-    pub fn open(&mut self, peer_window: u64) {
-        self.open = true;
-        self.rwnd = peer_window.max(1);
+    /// The smoothed round-trip time its timers follow, once sampled.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.rtt.srtt()
     }
-    pub fn close(&mut self) {
-        self.closing = true;
-    }
-    pub fn is_closing(&self) -> bool {
-        self.closing
-    }
-    pub fn fin_acked(&self) -> bool {
-        self.fin_acked
-    }
-    pub fn write(&mut self, bytes: u64) {
-        debug_assert!(!self.closing, "write after close");
-        if bytes > 0 {
-            self.data_end += bytes;
-            self.data_acked_at = None;
-        }
-    }
-    pub fn stop_writing(&mut self, now: SimTime) {
-        self.data_end = self.data_end.min(self.tcb.snd_max.max(ISS + 1));
-        if self.data_acked_at.is_none() && self.tcb.snd_una >= self.data_end {
-            self.data_acked_at = Some(now);
-        }
-        self.closing = true;
-    }
-    pub fn data_end(&self) -> u64 {
-        self.data_end
-    }
-    /// Application bytes written and not yet acknowledged: what the send buffer holds.
-    pub fn unacked_data(&self) -> u64 {
-        let written = self.data_end - (ISS + 1);
-        written - self.tcb.snd_una.saturating_sub(ISS + 1).min(written)
-    }
+
     /// The window in packets.
     pub fn window_packets(&self) -> u32 {
         self.window.packets()
@@ -227,18 +179,6 @@ impl E2tcpSender {
                 (srtt + margin.max(spread)).max(self.cfg.min_timeout)
             }
         }
-    }
-
-    pub fn deadline(&self) -> Option<SimTime> {
-        match (self.timers.deadline(), self.persist) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    /// Bytes on their way (neither reported nor deemed lost).
-    pub fn in_flight(&self) -> u64 {
-        self.tally.outstanding_bytes
     }
 
     fn outstanding_packets(&self) -> u32 {
@@ -265,17 +205,16 @@ impl E2tcpSender {
     // ------------------------------------------------------------------------------------------
     // Acknowledgments.
 
-    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn ack(&mut self, now: SimTime, seg: &Segment) {
         let ack = seg.ack;
-        if !self.open || ack > self.tcb.snd_max {
+        if !self.stream.is_open() || ack > self.snd_max {
             return;
         }
         if seg.is_pure_ack() {
-            let predicted = ack > self.tcb.snd_una && seg.sack.is_empty();
-            cpu.charge(now, if predicted { Op::FastPath } else { Op::SlowPath });
+            let predicted = ack > self.snd_una && seg.sack.is_empty();
+            self.ops.report(now, if predicted { Op::FastPath } else { Op::SlowPath });
         }
-        self.rwnd = seg.window as u64;
+        self.stream.rwnd = seg.window as u64;
 
         // What this ACK newly reports as received: the latest send among it, and the latest
         // never-retransmitted one (Karn: only that gives an RTT sample).
@@ -297,15 +236,15 @@ impl E2tcpSender {
                 note(&p);
             }
             if p.fin {
-                self.fin_acked = true;
+                self.stream.fin_acked = true;
             }
         }
-        let advanced = ack > self.tcb.snd_una;
+        let advanced = ack > self.snd_una;
         if advanced {
-            self.tcb.snd_una = ack;
+            self.snd_una = ack;
         }
         for &(l, r) in seg.sack.as_slice() {
-            cpu.charge(now, Op::SackBlockProcessed);
+            self.ops.report(now, Op::SackBlockProcessed);
             for i in 0..self.packets.len() {
                 let p = &self.packets[i];
                 if p.sacked || p.seq < l || p.end() > r {
@@ -316,15 +255,12 @@ impl E2tcpSender {
                     p.lost = false;
                 });
                 note(&self.packets[i]);
-                cpu.charge(now, Op::ScoreboardUpdate);
+                self.ops.report(now, Op::ScoreboardUpdate);
             }
         }
-        if self.data_acked_at.is_none() && ack >= self.data_end {
-            self.data_acked_at = Some(now);
-        }
+        self.stream.on_cumulative_ack(ack, now);
         if let Some((_, sent)) = sample_from {
             self.rtt.on_sample(now - sent);
-            self.tcb.srtt = self.rtt.srtt();
             self.counters.rtt_samples += 1;
         }
         if newest_order.is_some() || advanced {
@@ -346,25 +282,18 @@ impl E2tcpSender {
                 self.bursts_detected += 1;
             }
         }
-        self.stop_idle_timers(now, cpu);
-        self.sync_tcb();
+        self.stop_idle_timers(now);
+        self.check_tally();
     }
 
     /// A timer with nothing left to watch is stopped.
-    fn stop_idle_timers(&mut self, now: SimTime, cpu: &mut CpuMeter) {
+    fn stop_idle_timers(&mut self, now: SimTime) {
         for (kind, retx) in [(TimerKind::Transmission, false), (TimerKind::Retransmission, true)] {
             let watching = self.tally.outstanding[retx as usize] > 0;
             if !watching && self.timers.stop(kind) {
-                cpu.charge(now, Op::TimerSet);
+                self.ops.report(now, Op::TimerSet);
             }
         }
-    }
-
-    fn sync_tcb(&mut self) {
-        self.tcb.cwnd = self.window.packets() as u64 * self.tcb.smss;
-        self.tcb.snd_nxt = self.tcb.snd_max;
-        self.tcb.ca_state = if self.tally.lost > 0 { CaState::Recovery } else { CaState::Open };
-        self.check_tally();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -373,16 +302,15 @@ impl E2tcpSender {
     /// An expired timer deems every packet it watches lost: the transmission timer the first
     /// transmissions, the retransmission timer the retransmissions; the window restarts from
     /// its minimum.
-    pub fn on_timeout(&mut self, now: SimTime, cpu: &mut CpuMeter) {
-        self.tcb.now = now;
+    fn expire(&mut self, now: SimTime) {
         if self.persist.is_some_and(|d| d <= now) {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             self.persist = None;
             self.probe_due = true;
         }
         let expired: Vec<TimerKind> = self.timers.take_expired(now).collect();
         for kind in expired {
-            cpu.charge(now, Op::TimerExpired);
+            self.ops.report(now, Op::TimerExpired);
             let retx = kind == TimerKind::Retransmission;
             let mut deemed = 0;
             if self.tally.outstanding[retx as usize] > 0 {
@@ -399,46 +327,41 @@ impl E2tcpSender {
                 self.window.on_timeout();
             }
         }
-        self.sync_tcb();
-    }
-
-    pub fn rto(&self) -> SimDuration {
-        self.timeout()
+        self.check_tally();
     }
 
     // ------------------------------------------------------------------------------------------
     // Output.
 
     fn has_unsent(&self) -> bool {
-        self.tcb.snd_max < self.data_end || (self.closing && self.tcb.snd_max <= self.data_end)
+        self.stream.has_unsent(self.snd_max, self.snd_max)
     }
 
     /// The next packet to send now: the oldest lost packet first (immediate retransmission),
     /// then new data, while fewer packets than the window are on their way.
-    pub fn poll_segment(&mut self, now: SimTime, cpu: &mut CpuMeter) -> Option<OutSegment> {
-        if !self.open || self.outstanding_packets() >= self.window.packets() {
+    fn poll(&mut self, now: SimTime) -> Option<OutSegment> {
+        if !self.stream.is_open() || self.outstanding_packets() >= self.window.packets() {
             return None;
         }
         if self.tally.lost > 0 {
             if let Some(i) = self.packets.iter().position(|p| p.lost) {
-                return Some(self.retransmit(i, now, cpu));
+                return Some(self.retransmit(i, now));
             }
         }
         if !self.has_unsent() {
             return None;
         }
-        let seq = self.tcb.snd_max;
+        let seq = self.snd_max;
         let syn = seq == ISS;
-        let len = if syn { 0 } else { (self.data_end - seq).min(self.tcb.smss) as u32 };
-        let fin = !syn && self.closing && seq + len as u64 == self.data_end;
-        let edge = self.tcb.snd_una + self.rwnd.max(1).min(self.send_buffer);
+        let (len, fin) = self.stream.next_segment(seq, self.smss);
+        let edge = self.stream.send_edge(self.snd_una);
         if !syn && len > 0 && seq + len as u64 > edge {
             // The peer's window is closed. With nothing on its way no acknowledgment will reopen
             // it, so the persist timer sends the next packet as a probe (RFC 9293 §3.8.6.1).
             if !std::mem::take(&mut self.probe_due) || self.outstanding_packets() > 0 {
                 if self.outstanding_packets() == 0 && self.persist.is_none() {
                     self.persist = Some(now + self.timeout());
-                    cpu.charge(now, Op::TimerSet);
+                    self.ops.report(now, Op::TimerSet);
                 }
                 return None;
             }
@@ -449,11 +372,11 @@ impl E2tcpSender {
         let p = Packet { seq, len, syn, fin, sacked: false, lost: false, retransmitted: false, ever_retransmitted: false, order, sent_at: now, first_sent: now };
         self.packets.push_back(p);
         self.tally.apply(p.class(), p.len, true);
-        self.tcb.snd_max = p.end();
-        self.account_sent(len, now, cpu);
+        self.snd_max = p.end();
+        self.account_sent(len, now);
         self.timers.on_send(TimerKind::Transmission, now, self.timeout());
-        cpu.charge(now, Op::TimerSet);
-        self.sync_tcb();
+        self.ops.report(now, Op::TimerSet);
+        self.check_tally();
         Some(OutSegment { seq, len, syn, fin, retransmission: false, ect: false, cwr: false, first_sent: now })
     }
 
@@ -462,7 +385,7 @@ impl E2tcpSender {
         self.next_order
     }
 
-    fn retransmit(&mut self, i: usize, now: SimTime, cpu: &mut CpuMeter) -> OutSegment {
+    fn retransmit(&mut self, i: usize, now: SimTime) -> OutSegment {
         let order = self.take_order();
         self.reclassify(i, |p| {
             p.lost = false;
@@ -473,22 +396,70 @@ impl E2tcpSender {
         });
         let p = self.packets[i];
         self.counters.retransmissions += 1;
-        self.account_sent(p.len, now, cpu);
+        self.account_sent(p.len, now);
         self.timers.on_send(TimerKind::Retransmission, now, self.timeout());
-        cpu.charge(now, Op::TimerSet);
-        self.sync_tcb();
+        self.ops.report(now, Op::TimerSet);
+        self.check_tally();
         OutSegment { seq: p.seq, len: p.len, syn: p.syn, fin: p.fin, retransmission: true, ect: false, cwr: false, first_sent: p.first_sent }
     }
 
-    fn account_sent(&mut self, len: u32, now: SimTime, cpu: &mut CpuMeter) {
+    fn account_sent(&mut self, len: u32, now: SimTime) {
         self.counters.segments_sent += 1;
         if len > 0 {
             self.counters.data_segments_sent += 1;
             self.counters.payload_bytes_sent += len as u64;
-            cpu.charge(now, Op::SegmentSent { bytes: len });
+            self.ops.report(now, Op::SegmentSent { bytes: len });
         } else {
-            cpu.charge(now, Op::AckSent);
+            self.ops.report(now, Op::AckSent);
         }
+    }
+}
+
+impl SendHalf for E2tcpSender {
+    fn stream(&self) -> &SendStream {
+        &self.stream
+    }
+    fn stream_mut(&mut self) -> &mut SendStream {
+        &mut self.stream
+    }
+    fn ops(&mut self) -> &mut OpLog {
+        &mut self.ops
+    }
+    fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+        self.ack(now, seg)
+    }
+    fn on_timeout(&mut self, now: SimTime) {
+        self.expire(now)
+    }
+    fn poll_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        self.poll(now)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        match (self.timers.deadline(), self.persist) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// Bytes on their way (neither reported nor deemed lost).
+    fn in_flight(&self) -> u64 {
+        self.tally.outstanding_bytes
+    }
+    fn rto(&self) -> SimDuration {
+        self.timeout()
+    }
+    /// The window in bytes; no ssthresh; "recovery" while a reported loss awaits its resend.
+    fn state(&self) -> SenderState {
+        SenderState {
+            cwnd: self.window.packets() as u64 * self.smss,
+            ssthresh: NO_SSTHRESH,
+            ca_state: if self.tally.lost > 0 { CaState::Recovery } else { CaState::Open },
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_max,
+            snd_max: self.snd_max,
+        }
+    }
+    fn counters(&self) -> &SenderCounters {
+        &self.counters
     }
 }
 
@@ -496,6 +467,7 @@ impl E2tcpSender {
 mod tests {
     use super::*;
     use crate::config::Variant;
+    use crate::tcp::send_half::SendHalf;
     use crate::tcp::segment::Flags;
 
     const SMSS: u32 = 1000;
@@ -526,15 +498,14 @@ mod tests {
     #[test]
     fn packets_in_flight_and_lost_are_counted_through_reports_retransmissions_and_timeouts_seed001_s2() {
         let tcp = TcpConfig { variant: Variant::E2tcp, ..TcpConfig::default() };
-        let mut cpu = CpuMeter::disabled();
         let mut s = E2tcpSender::new(&tcp, SMSS, 20 * SMSS as u64);
-        s.open(1 << 20);
-        let syn = s.poll_segment(ms(0), &mut cpu).expect("the SYN goes first");
+        s.stream_mut().open(1 << 20);
+        let syn = s.poll_segment(ms(0)).expect("the SYN goes first");
         assert!(syn.syn);
-        s.on_ack(ms(10), &ack(ISS + 1, &[]), &mut cpu);
+        s.on_ack(ms(10), &ack(ISS + 1, &[]));
         assert_counts_match_the_window(&s);
 
-        let sends: Vec<OutSegment> = std::iter::from_fn(|| s.poll_segment(ms(10), &mut cpu)).collect();
+        let sends: Vec<OutSegment> = std::iter::from_fn(|| s.poll_segment(ms(10))).collect();
         assert_eq!(sends.len() as u32, s.window_packets());
         assert!(sends.len() >= 3, "the test needs three packets on their way");
         assert_eq!(s.in_flight(), sends.len() as u64 * SMSS as u64);
@@ -542,12 +513,12 @@ mod tests {
 
         // The first packet arrives, the second is lost, the third is reported by SACK.
         let third = (sends[2].seq, sends[2].seq + SMSS as u64);
-        s.on_ack(ms(20), &ack(sends[0].seq + SMSS as u64, &[third]), &mut cpu);
+        s.on_ack(ms(20), &ack(sends[0].seq + SMSS as u64, &[third]));
         assert_eq!(s.tally.lost, 1);
         assert_eq!(s.in_flight(), (sends.len() as u64 - 3) * SMSS as u64);
         assert_counts_match_the_window(&s);
 
-        let retx = s.poll_segment(ms(20), &mut cpu).expect("a lost packet is resent at once");
+        let retx = s.poll_segment(ms(20)).expect("a lost packet is resent at once");
         assert!(retx.retransmission);
         assert_eq!(retx.seq, sends[1].seq);
         assert_eq!(s.tally.lost, 0);
@@ -557,7 +528,7 @@ mod tests {
         // Nothing more is reported: the transmission timer expires first (it watches the older
         // sends) and deems every first transmission on its way lost.
         let deadline = s.deadline().expect("timers run");
-        s.on_timeout(deadline, &mut cpu);
+        s.on_timeout(deadline);
         assert_eq!(s.tally.outstanding[0], 0);
         assert_eq!(s.tally.lost as usize, sends.len() - 3);
         assert_eq!(s.window_packets(), tcp.e2tcp.clone().unwrap_or_default().min_window);

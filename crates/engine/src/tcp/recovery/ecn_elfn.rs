@@ -17,7 +17,7 @@
 //! few timeouts at high loss come from (seed 002 Table 5).
 
 use super::{AckOutcome, LossRecovery};
-use crate::tcp::cc::AnyCc;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::tcb::{CaState, Tcb};
 
@@ -37,7 +37,7 @@ impl EcnElfnRecovery {
 }
 
 impl LossRecovery for EcnElfnRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, _cc: &mut AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, _cc: &mut dyn CongestionControl) {
         // Retransmit the segment the duplicates point at; cwnd and ssthresh stay.
         tcb.pending_rexmit = Some(tcb.snd_una);
         tcb.recover = tcb.snd_max;
@@ -91,7 +91,7 @@ impl LossRecovery for EcnElfnRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::AimdCc;
+    use crate::tcp::cc::{AimdCc, AnyCc};
     use crate::tcp::recovery::test_tcb;
 
     #[test]

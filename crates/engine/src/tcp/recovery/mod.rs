@@ -13,7 +13,7 @@ pub use reno::RenoRecovery;
 pub use sack::SackRecovery;
 pub use tahoe::TahoeRecovery;
 
-use super::cc::AnyCc;
+use super::cc::CongestionControl;
 use super::scoreboard::Scoreboard;
 use super::tcb::Tcb;
 
@@ -28,7 +28,7 @@ pub enum AckOutcome {
 
 pub trait LossRecovery {
     /// The duplicate-ACK threshold was reached (fast retransmit, RFC 5681 §3.2 step 2).
-    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut AnyCc);
+    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut dyn CongestionControl);
     /// A further duplicate ACK while in recovery.
     fn on_dupack(&mut self, _tcb: &mut Tcb) {}
     /// New data acknowledged while in recovery; `acked` bytes were newly acknowledged.
@@ -72,7 +72,7 @@ macro_rules! dispatch {
 
 impl LossRecovery for AnyRecovery {
     #[inline]
-    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut dyn CongestionControl) {
         dispatch!(self, r => r.on_enter(tcb, sb, cc))
     }
     #[inline]
@@ -111,7 +111,5 @@ pub(crate) fn test_tcb() -> Tcb {
         snd_max: 10_001,
         pending_rexmit: None,
         bytes_acked: 0,
-        now: Default::default(),
-        srtt: None,
     }
 }

@@ -4,7 +4,7 @@
 
 use super::reno::enter_fast_recovery;
 use super::{AckOutcome, LossRecovery};
-use crate::tcp::cc::AnyCc;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::tcb::Tcb;
 
@@ -14,7 +14,7 @@ pub struct NewRenoRecovery {
 }
 
 impl LossRecovery for NewRenoRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut dyn CongestionControl) {
         self.partial_acks = 0;
         let dupthresh = tcb.dupacks as u64;
         enter_fast_recovery(tcb, cc, dupthresh);
@@ -54,7 +54,7 @@ impl LossRecovery for NewRenoRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::AimdCc;
+    use crate::tcp::cc::{AimdCc, AnyCc};
     use crate::tcp::recovery::test_tcb;
 
     #[test]

@@ -4,7 +4,7 @@
 //! (seed 000 §3, after Fall & Floyd).
 
 use super::{AckOutcome, LossRecovery};
-use crate::tcp::cc::{AnyCc, CongestionControl};
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::tcb::{CaState, Tcb};
 
@@ -12,7 +12,7 @@ use crate::tcp::tcb::{CaState, Tcb};
 pub struct RenoRecovery;
 
 /// RFC 5681 §3.2 steps 2-3, shared with NewReno (RFC 6582 §3.2 step 2).
-pub(super) fn enter_fast_recovery(tcb: &mut Tcb, cc: &mut AnyCc, dupthresh: u64) {
+pub(super) fn enter_fast_recovery(tcb: &mut Tcb, cc: &mut dyn CongestionControl, dupthresh: u64) {
     tcb.ssthresh = cc.on_congestion_event(tcb);
     tcb.pending_rexmit = Some(tcb.snd_una);
     tcb.cwnd = tcb.ssthresh + dupthresh * tcb.smss;
@@ -21,7 +21,7 @@ pub(super) fn enter_fast_recovery(tcb: &mut Tcb, cc: &mut AnyCc, dupthresh: u64)
 }
 
 impl LossRecovery for RenoRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut dyn CongestionControl) {
         let dupthresh = tcb.dupacks as u64;
         enter_fast_recovery(tcb, cc, dupthresh);
     }
@@ -42,7 +42,7 @@ impl LossRecovery for RenoRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::AimdCc;
+    use crate::tcp::cc::{AimdCc, AnyCc};
     use crate::tcp::recovery::test_tcb;
 
     #[test]

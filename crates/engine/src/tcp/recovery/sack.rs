@@ -4,7 +4,7 @@
 //! when the cumulative ACK passes RecoveryPoint.
 
 use super::{AckOutcome, LossRecovery};
-use crate::tcp::cc::{AnyCc, CongestionControl};
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::tcb::{CaState, Tcb};
 
@@ -12,7 +12,7 @@ use crate::tcp::tcb::{CaState, Tcb};
 pub struct SackRecovery;
 
 impl LossRecovery for SackRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, sb: &mut Scoreboard, cc: &mut dyn CongestionControl) {
         // RFC 6675 §5 steps (4.1)-(4.3).
         tcb.recover = tcb.snd_max;
         tcb.ssthresh = cc.on_congestion_event(tcb);
@@ -44,7 +44,7 @@ impl LossRecovery for SackRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::AimdCc;
+    use crate::tcp::cc::{AimdCc, AnyCc};
     use crate::tcp::recovery::test_tcb;
 
     #[test]

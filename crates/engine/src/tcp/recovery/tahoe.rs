@@ -3,7 +3,7 @@
 //! exactly as after a timeout but without waiting for it (seed 000 §3; seed 001).
 
 use super::{AckOutcome, LossRecovery};
-use crate::tcp::cc::{AnyCc, CongestionControl};
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::tcb::{CaState, Tcb};
 
@@ -11,7 +11,7 @@ use crate::tcp::tcb::{CaState, Tcb};
 pub struct TahoeRecovery;
 
 impl LossRecovery for TahoeRecovery {
-    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut AnyCc) {
+    fn on_enter(&mut self, tcb: &mut Tcb, _sb: &mut Scoreboard, cc: &mut dyn CongestionControl) {
         tcb.ssthresh = cc.on_congestion_event(tcb);
         tcb.cwnd = tcb.smss;
         tcb.recover = tcb.snd_max;
@@ -30,7 +30,7 @@ impl LossRecovery for TahoeRecovery {
 mod tests {
     use super::*;
     use crate::config::CwndGrowth;
-    use crate::tcp::cc::AimdCc;
+    use crate::tcp::cc::{AimdCc, AnyCc};
     use crate::tcp::recovery::test_tcb;
 
     #[test]

@@ -1,0 +1,94 @@
+//! From a variant's registry entry and the scenario's TCP settings to the parts an endpoint is
+//! built of: the sender (with its controller and recovery policy) and the receiver's ACK policy.
+
+use super::cc::{AimdCc, AnyCc, CubicCc};
+use super::e2tcp::E2tcpSender;
+use super::recovery::{AnyRecovery, EcnElfnRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
+use super::send_half::AnySender;
+use super::sender::{Sender, SenderParams};
+use super::variant::{Controller, Recovery, SenderKind, VariantInfo};
+use crate::config::{Scenario, Ssthresh, TcpConfig};
+
+/// What the variant asks of the receiving half and the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckPolicy {
+    pub sack: bool,
+    /// At most this many SACK blocks per ACK (`None`: as many as the option space holds).
+    pub max_sack_blocks: Option<usize>,
+    pub ack_every_packet: bool,
+    /// Segments carry E2TCP's compact header (seed 001 §2.3).
+    pub compact_headers: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Recipe {
+    pub info: &'static VariantInfo,
+    pub sender: SenderParams,
+    pub ack: AckPolicy,
+}
+
+impl Recipe {
+    pub fn for_scenario(s: &Scenario) -> Self {
+        Self::for_tcp(&s.tcp, s.smss())
+    }
+
+    /// The recipe of TCP settings `t` with sender maximum segment size `smss`.
+    pub fn for_tcp(t: &TcpConfig, smss: u32) -> Self {
+        let info = t.variant.info();
+        let sender = SenderParams {
+            smss,
+            initial_window: t.initial_window,
+            initial_ssthresh: match t.initial_ssthresh {
+                Ssthresh::Bytes(b) => b,
+                Ssthresh::Infinite => u64::MAX / 4,
+            },
+            dupthresh: t.dupack_threshold,
+            limited_transmit: t.limited_transmit,
+            sack: t.sack_enabled(),
+            timestamps: t.timestamps,
+            initial_rto: t.initial_rto,
+            min_rto: t.min_rto,
+            max_rto: t.max_rto,
+            clock_granularity: t.clock_granularity,
+            timer_tick: t.timer_tick,
+            fixed_rto: t.fixed_rto.or(info.preset_fixed_rto),
+            rtt_sampling: t.rtt_sampling,
+            ecn: t.ecn_enabled(),
+            elfn: t.elfn_enabled(),
+            predict_first: t.header_prediction == crate::config::HeaderPrediction::PredictFirst,
+            elfn_probe_interval: t.elfn_probe_interval,
+            max_cwnd: t.max_window(),
+            send_buffer: t.send_buffer.unwrap_or(u64::MAX / 4),
+        };
+        let ack = AckPolicy {
+            sack: sender.sack,
+            max_sack_blocks: info.max_sack_blocks,
+            ack_every_packet: info.ack_every_packet,
+            compact_headers: info.compact_headers && t.e2tcp.as_ref().is_none_or(|c| c.header_compression),
+        };
+        Self { info, sender, ack }
+    }
+
+    /// The sender of this recipe, with `app_bytes` to send.
+    pub fn build_sender(&self, t: &TcpConfig, app_bytes: u64) -> AnySender {
+        match self.info.sender {
+            SenderKind::Tcp { cc, recovery } => {
+                let cc = match cc {
+                    Controller::Aimd { alpha, beta } => {
+                        AnyCc::Aimd(AimdCc { growth: t.cwnd_growth, alpha: t.alpha.unwrap_or(alpha), beta: t.beta.unwrap_or(beta) })
+                    }
+                    Controller::Cubic => AnyCc::Cubic(CubicCc::new(t.cwnd_growth)),
+                };
+                let recovery = match recovery {
+                    Recovery::Tahoe => AnyRecovery::Tahoe(TahoeRecovery),
+                    Recovery::Reno => AnyRecovery::Reno(RenoRecovery),
+                    Recovery::NewReno => AnyRecovery::NewReno(NewRenoRecovery::default()),
+                    Recovery::Sack => AnyRecovery::Sack(SackRecovery),
+                    Recovery::EcnElfn => AnyRecovery::EcnElfn(EcnElfnRecovery::new(t.dupack_threshold)),
+                };
+                AnySender::Tcp(Sender::new(self.sender.clone(), cc, recovery, app_bytes))
+            }
+            SenderKind::E2tcp => AnySender::E2tcp(E2tcpSender::new(t, self.sender.smss, app_bytes)),
+        }
+    }
+}

@@ -1,0 +1,145 @@
+"""The run, validate and profiles commands of the `tcpenergy` command line."""
+
+# No `from __future__ import annotations` here: typer reads these annotations at run time, and
+# older typer releases (the newest on Python 3.9) cannot resolve them from strings.
+
+import warnings
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+from rich.console import Console
+
+from tcpenergy import api, devices
+from tcpenergy.capture import check_pcap_dir, describe_written
+from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
+from tcpenergy.cli.progress import run_with_progress
+from tcpenergy.outputs import check_trace_path, write_trace
+from tcpenergy.report import profiles as profiles_report
+from tcpenergy.report import result as result_report
+from tcpenergy.report import scenario as scenario_report
+from tcpenergy.scenario import check_overrides, parse_assignment
+from tcpenergy.scenario import validate as validate_scenario
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+SetOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--set", metavar="KEY=VALUE",
+                 help="Override a scenario key, e.g. --set tcp.variant=newreno "
+                      "(VALUE is read as TOML, else as a string). Repeatable; a key and a key "
+                      "inside it (a.b and a.b.0.p) cannot both be set."),
+]
+
+
+@app.command("run")
+def run_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False, metavar="SCENARIO")],
+    seed: Annotated[Optional[int], typer.Option("--seed", metavar="N", help="Run seed (default: the scenario's).")] = None,
+    set_: SetOption = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+    trace: Annotated[
+        Optional[Path],
+        typer.Option("--trace", help="Write the sender's time series to FILE (.csv or .parquet).",
+                     metavar="FILE"),
+    ] = None,
+    pcap: Annotated[
+        Optional[Path],
+        typer.Option("--pcap", help="Write each interface's packets to DIR/<from>-<to>.pcap "
+                                    "(sender-receiver.pcap and receiver-sender.pcap for a single "
+                                    "path; DIR is created if missing). An interface that sent "
+                                    "no packet gets no file; stderr lists the files written.",
+                     metavar="DIR"),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Run even when the estimate says the run is far beyond this "
+                                     "machine (too many events or too much memory); warn instead."),
+    ] = False,
+) -> None:
+    """Run one scenario and print its result."""
+    with reporting_errors():
+        if trace is not None:
+            check_trace_path(trace)
+        if pcap is not None:
+            check_pcap_dir(pcap, "--pcap")
+        overrides = [parse_assignment(item) for item in set_ or []]
+        check_overrides(overrides, "--set")
+        loaded = api.load_scenario(scenario)
+        notes: List[str] = []
+        if force:
+            # Say so before a run that may take long; the API's own warning would come after.
+            refusal = api.estimate_overrides(loaded, overrides, trace is not None, pcap is not None)["refusal"]
+            if refusal:
+                where = f"{refusal['path']}: " if refusal["path"] else ""
+                typer.echo(f"warning: {where}{refusal['reason']}; running anyway (--force)", err=True)
+
+        def execute():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", api.BeyondMachineWarning)
+                return api.execute(loaded, seed, overrides, trace=trace is not None,
+                                   pcap=pcap, pcap_option="--pcap", force=force,
+                                   on_pcap=lambda written: notes.extend(describe_written(pcap, written)))
+
+        record, columns = run_with_progress(execute, f"running {scenario}")
+        # On stderr, so that stdout stays the record (--format json or csv).
+        for line in notes:
+            typer.echo(line, err=True)
+    if trace is not None:
+        import pandas as pd
+
+        try:
+            write_trace(pd.DataFrame(columns or {}), trace)
+        except OSError as exc:
+            fail(f"cannot write trace file {trace}: {exc}", EXIT_FAILURE)
+    if fmt is OutputFormat.json:
+        typer.echo(result_report.json_text(record))
+    elif fmt is OutputFormat.csv:
+        typer.echo(result_report.csv_text(record), nl=False)
+    else:
+        result_report.print_table(record, Console())
+
+
+@app.command("validate")
+def validate_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False, metavar="SCENARIO")],
+    set_: SetOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full normalized scenario as JSON.")] = False,
+) -> None:
+    """Check a scenario; print OK and a summary of it with every default filled in."""
+    with reporting_errors():
+        overrides = [parse_assignment(item) for item in set_ or []]
+        check_overrides(overrides, "--set")
+        loaded = api.load_scenario(scenario)
+        normalized = validate_scenario(loaded, overrides)
+        cost = api.estimate_overrides(loaded, overrides, False, False)
+    if as_json:
+        typer.echo(result_report.json_text(normalized))
+        return
+    typer.echo(f"OK: {scenario}")
+    scenario_report.print_summary(normalized, Console())
+    typer.echo(f"Estimated run: {cost['summary']}")
+    if cost["refusal"]:
+        where = f"{cost['refusal']['path']}: " if cost["refusal"]["path"] else ""
+        typer.echo(f"warning: {where}{cost['refusal']['reason']}; tcpenergy run refuses it without --force", err=True)
+
+
+@app.command("profiles")
+def profiles_command(
+    name: Annotated[Optional[str], typer.Argument(help="Show this profile's figures and sources.", metavar="NAME")] = None,
+) -> None:
+    """List the built-in device profiles, or show one with the source of every figure."""
+    console = Console()
+    if name is None:
+        profiles_report.print_list(console)
+        return
+    profile = devices.get(name)
+    if profile is None:
+        fail(f"unknown profile {name!r}; built-in profiles: {', '.join(devices.names())}", EXIT_USAGE)
+    profiles_report.print_profile(profile, console)
