@@ -11,7 +11,7 @@ use super::{
 };
 use super::channel::{self, ChannelConfig, PipeConfig};
 use crate::error::EngineError;
-use crate::net::routing::{IfaceEnds, Via};
+use crate::net::routing::IfaceEnds;
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -349,12 +349,9 @@ impl NetworkConfig {
         }
     }
 
-    /// The IP MTU of an interface: its link's, or its channel's.
+    /// The IP MTU of an interface: its medium's.
     pub fn iface_mtu(&self, e: &IfaceEnds) -> u32 {
-        match e.via {
-            Via::Link { link, .. } => self.links[link].mtu,
-            Via::Channel { channel, .. } => self.channels[channel].mtu,
-        }
+        crate::net::medium::spec(self, e.via.medium).mtu()
     }
 
     /// Whether a link or a channel carries packets from `a` to its neighbour `b`.

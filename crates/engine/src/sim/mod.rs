@@ -44,6 +44,11 @@ impl<T: Copy> Slab<T> {
         self.items[i as usize]
     }
 
+    #[inline]
+    fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.items[i as usize]
+    }
+
     /// Packets stored and not yet taken.
     fn in_use(&self) -> usize {
         self.items.len() - self.free.len()
