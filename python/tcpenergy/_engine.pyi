@@ -16,12 +16,18 @@ def run(
     seed: Optional[int] = None,
     overrides: list[tuple[str, str]] = ...,
     trace: bool = False,
+    force: bool = False,
+    trace_flows: Optional[list[str]] = None,
+    trace_nodes: list[str] = ...,
 ) -> str: ...
 def run_captured(
     scenario_json: str,
     seed: Optional[int] = None,
     overrides: list[tuple[str, str]] = ...,
     trace: bool = False,
+    force: bool = False,
+    trace_flows: Optional[list[str]] = None,
+    trace_nodes: list[str] = ...,
 ) -> tuple[str, list[tuple[str, bytes]]]: ...
 def validate(scenario_json: str, overrides: list[tuple[str, str]] = ...) -> str: ...
 def profiles() -> str: ...

@@ -427,8 +427,10 @@ fn flow_parts(s: &Scenario, f: &FlowConfig, i: usize, keys: &Keys, l: Load, shar
     if opts.capture {
         bytes += bytes / BYTES_PER_PACKET_HOP * BYTES_PER_CAPTURED_FRAME;
     }
-    if opts.trace && keys.single {
-        bytes += (first + returned) * BYTES_PER_TRACE_ROW;
+    if opts.trace {
+        // A sender row per packet, and power steps at its node's radio and CPU changes (about
+        // two per packet sent or received).
+        bytes += 3.0 * (first + returned) * BYTES_PER_TRACE_ROW;
     }
     let (active_s, offered) = (l.active_s, l.offered);
     let forward = l.forward;

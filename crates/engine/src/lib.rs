@@ -29,7 +29,7 @@ pub use capture::Capture;
 pub use config::Scenario;
 pub use error::EngineError;
 pub use result::RunResult;
-pub use sim::RunOptions;
+pub use sim::{RunOptions, TraceSelect};
 
 /// The engine version, recorded in every result (results stores key on it).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -46,6 +46,17 @@ pub fn run_network(scenario: &Scenario, seed: u64) -> Result<result::network::Ne
 
 /// Run a network scenario; with `capture`, also every frame each interface started serializing.
 pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
+    run_network_traced(scenario, seed, capture, None)
+}
+
+/// Run a network scenario as [`run_network_captured`] does, tracing the flows and nodes of
+/// `trace` (indices, [`TraceSelect::resolve`]) when given.
+fn run_network_traced(
+    scenario: &Scenario,
+    seed: u64,
+    capture: bool,
+    trace: Option<&(Vec<usize>, Vec<usize>)>,
+) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
     if scenario.network.is_none() {
         return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
     }
@@ -53,6 +64,10 @@ pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Re
     let Some(node) = net.stop_on_battery else {
         let world = sim::network::NetWorld::new(scenario, seed)?;
         let world = if capture { world.with_capture() } else { world };
+        let world = match trace {
+            Some((flows, nodes)) => world.with_trace(flows, nodes),
+            None => world,
+        };
         return world.run_captured(seed);
     };
     // Until a battery is empty (docs/models/battery.md): the battery only listens, so a first run
@@ -66,6 +81,10 @@ pub fn run_network_captured(scenario: &Scenario, seed: u64, capture: bool) -> Re
         Some(t) => {
             let world = sim::network::NetWorld::new(scenario, seed)?.with_horizon(units::SimTime((t * 1e9).round() as u64));
             let world = if capture { world.with_capture() } else { world };
+            let world = match trace {
+                Some((flows, nodes)) => world.with_trace(flows, nodes),
+                None => world,
+            };
             let (mut r, c) = world.run_captured(seed)?;
             if let Some(b) = r.nodes.get_mut(name).and_then(|n| n.battery.as_mut()) {
                 b.lifetime_s = Some(t);
@@ -88,17 +107,30 @@ pub fn run_json(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<Stri
 /// machine ([`budget::estimate`], [`budget::Limits::of_this_machine`]) is refused with a config
 /// error naming the key that drives it.
 pub fn run_json_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<(String, Option<Capture>), EngineError> {
+    run_json_traced(scenario, seed, opts, &TraceSelect::default())
+}
+
+/// [`run_json_captured`], tracing what `select` names when `opts.trace` (every flow of a network
+/// by default): a flow's trace is its record's `flows[i].trace` (the single path's: `trace`), a
+/// node's is `nodes[name].trace`.
+pub fn run_json_traced(scenario: &Scenario, seed: u64, opts: RunOptions, select: &TraceSelect) -> Result<(String, Option<Capture>), EngineError> {
     // A run far beyond the machine is refused before it starts, unless forced (budget.rs).
     if !opts.force {
         budget::estimate(scenario, &opts).check(&budget::Limits::of_this_machine())?;
     }
-    if scenario.network.is_none() {
+    let Some(net) = &scenario.network else {
+        if opts.trace {
+            if !select.nodes.is_empty() {
+                return Err(EngineError::config("trace.nodes", "the single-path form traces its sender with its flow; node traces are for networks"));
+            }
+            if let Some(f) = select.flows.iter().flatten().find(|f| *f != "main") {
+                return Err(EngineError::config("trace.flows", format!("no flow named {f:?}; the single-path form has one flow, main")));
+            }
+        }
         return sim::run_captured(scenario, seed, opts).map(|(r, c)| (r.to_json(), c));
-    }
-    if opts.trace {
-        return Err(EngineError::config("trace", "the sender's time series is recorded for the single-path form only"));
-    }
-    run_network_captured(scenario, seed, opts.capture).map(|(r, c)| (r.to_json(), c))
+    };
+    let trace = if opts.trace { Some(select.resolve(net)?) } else { None };
+    run_network_traced(scenario, seed, opts.capture, trace.as_ref()).map(|(r, c)| (r.to_json(), c))
 }
 
 /// Run a scenario and also return its packet capture (present when `opts.capture`).

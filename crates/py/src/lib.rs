@@ -8,7 +8,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tcpenergy_engine::{EngineError as EngineErr, RunOptions, Scenario};
+use tcpenergy_engine::{EngineError as EngineErr, RunOptions, Scenario, TraceSelect};
 
 create_exception!(_engine, TcpEnergyError, PyException, "Base class of every tcpenergy error.");
 create_exception!(_engine, ScenarioError, TcpEnergyError, "The scenario is invalid; `.path` names the key.");
@@ -48,16 +48,28 @@ fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> Result<T, EngineErr>) -> PyRes
 /// Run a scenario (JSON text) with overrides [(dotted key, JSON value text)]; returns the result
 /// record as JSON text. The GIL is released while the simulation runs.
 /// A run whose estimate is far beyond this machine is refused (a ScenarioError naming the key
-/// that drives it) unless `force`.
+/// that drives it) unless `force`. With `trace`, the flows named in `trace_flows` (every flow
+/// when None) and the nodes in `trace_nodes` are traced.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false))]
-fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool, force: bool) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, trace_flows=None, trace_nodes=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    trace: bool,
+    force: bool,
+    trace_flows: Option<Vec<String>>,
+    trace_nodes: Vec<String>,
+) -> PyResult<String> {
     let text = scenario_json.to_owned();
+    let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
-            tcpenergy_engine::run_json(&s, seed, RunOptions { trace, force, ..Default::default() })
+            tcpenergy_engine::run_json_traced(&s, seed, RunOptions { trace, force, ..Default::default() }, &select).map(|(r, _)| r)
         }))
     });
     guarded(py, || match result {
@@ -70,7 +82,8 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
 /// and a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
 /// ("sender-receiver", b"...").
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false))]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, trace_flows=None, trace_nodes=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn run_captured(
     py: Python<'_>,
     scenario_json: &str,
@@ -78,14 +91,17 @@ fn run_captured(
     overrides: Vec<(String, String)>,
     trace: bool,
     force: bool,
+    trace_flows: Option<Vec<String>>,
+    trace_nodes: Vec<String>,
 ) -> PyResult<(String, Vec<(String, PyObject)>)> {
     let text = scenario_json.to_owned();
+    let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let s = Scenario::from_json(&text, &overrides)?;
             let seed = seed.unwrap_or(s.seed);
             let opts = RunOptions { trace, capture: true, force, ..Default::default() };
-            let (record, capture) = tcpenergy_engine::run_json_captured(&s, seed, opts)?;
+            let (record, capture) = tcpenergy_engine::run_json_traced(&s, seed, opts, &select)?;
             let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
             Ok((record, files))
         }))

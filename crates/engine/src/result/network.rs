@@ -210,6 +210,9 @@ pub struct NetNodeResult {
     /// The node's battery over the window (docs/models/battery.md), when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub battery: Option<crate::energy::battery::BatteryResult>,
+    /// The node's power over time, when asked for (`--trace`; docs/models/energy.md, "Traces").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::metrics::trace::PowerColumns>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

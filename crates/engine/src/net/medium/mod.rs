@@ -201,6 +201,8 @@ pub struct Frame {
 }
 
 /// A medium in a run.
+// A run has few media, built once: a channel's state stays inline (no pointer to follow per frame).
+#[allow(clippy::large_enum_variant)]
 pub enum Medium {
     Link(link::LinkMedium),
     Channel(channel::ChannelMedium),

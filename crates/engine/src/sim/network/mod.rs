@@ -206,8 +206,10 @@ pub struct NetWorld<'a> {
     horizon: Option<SimTime>,
     /// What tests watch of split flows, one entry per flow, when asked (`run_with_split_logs`).
     split_logs: Option<Vec<SplitLog>>,
-    /// The time series of one flow's source end (the flow's index), when asked for.
-    trace: Option<(usize, Trace)>,
+    /// The time series of each traced flow's source end, indexed by flow (empty unless asked
+    /// for, [`Self::with_trace`]), and the nodes whose power is traced.
+    traces: Vec<Option<Trace>>,
+    traced_nodes: Vec<usize>,
     /// Keep every byte range each receiving end delivers (`RunOptions::record_deliveries`).
     record_deliveries: bool,
 }
@@ -249,7 +251,7 @@ impl<'a> NetWorld<'a> {
             w = w.with_capture();
         }
         if opts.trace {
-            w.trace = Some((0, Trace::default()));
+            w = w.with_trace(&[0], &[]);
         }
         w.record_deliveries = opts.record_deliveries;
         for f in 0..w.flows.len() {
@@ -333,7 +335,8 @@ impl<'a> NetWorld<'a> {
             capture: None,
             horizon: None,
             split_logs: None,
-            trace: None,
+            traces: Vec::new(),
+            traced_nodes: Vec::new(),
             record_deliveries: false,
         };
         for (i, f) in net.flows.iter().enumerate() {
@@ -386,6 +389,15 @@ impl<'a> NetWorld<'a> {
             return f as u32;
         }
         (flows.len() + flows[..f].iter().filter(|g| g.split.is_some()).count()) as u32
+    }
+
+    /// Record the time series of flows `flows` (their source ends, with their nodes' power) and
+    /// the power of nodes `nodes` (indices), for the record's `flows[i].trace` and
+    /// `nodes[name].trace`.
+    pub fn with_trace(mut self, flows: &[usize], nodes: &[usize]) -> Self {
+        self.traces = (0..self.net.flows.len()).map(|f| flows.contains(&f).then(Trace::default)).collect();
+        self.traced_nodes = nodes.to_vec();
+        self
     }
 
     /// Run until `at` even when every flow is done, and meter the window [0, at) (batteries).
@@ -572,6 +584,9 @@ impl<'a> NetWorld<'a> {
             if begin.close {
                 ep.sender.close();
             }
+            if let Some(Some(trace)) = self.traces.get_mut(f) {
+                trace.start(&ep.sender);
+            }
             st.tcp[End::Src as usize] = Some(ep);
             if begin.one_message {
                 st.messages.wrote(begin.stream_bytes, now);
@@ -648,12 +663,11 @@ impl<'a> NetWorld<'a> {
 
     /// After an event of a flow's source end (not its start): a row of the time series, when
     /// that flow is traced.
+    #[inline]
     fn trace_point(&mut self, f: usize, side: End) {
-        if let (Some((traced, trace)), End::Src) = (&mut self.trace, side) {
-            if *traced == f {
-                if let Some(ep) = &self.flows[f].tcp[End::Src as usize] {
-                    trace.record(self.now, &ep.sender);
-                }
+        if let (Some(Some(trace)), End::Src) = (self.traces.get_mut(f), side) {
+            if let Some(ep) = &self.flows[f].tcp[End::Src as usize] {
+                trace.record(self.now, &ep.sender);
             }
         }
     }
@@ -1064,20 +1078,28 @@ impl<'a> NetWorld<'a> {
 
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
-        // A traced flow's source keeps its radio timeline: the trace reads its states.
-        let traced_node = self.trace.as_ref().map(|(f, _)| net.flows[*f].src.index());
-        let mut timeline = None;
+        // A traced node, or a traced flow's source, keeps its radio timeline: the trace reads it.
+        let mut timelines: Vec<Option<meter::RadioTimeline>> = vec![None; net.nodes.len()];
+        let mut traced = vec![false; net.nodes.len()];
+        for &n in &self.traced_nodes {
+            traced[n] = true;
+        }
+        for (f, t) in self.traces.iter().enumerate() {
+            if t.is_some() {
+                traced[net.flows[f].src.index()] = true;
+            }
+        }
         for (n, cfg) in net.nodes.iter().enumerate() {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
             let log = std::mem::take(&mut nd.radio);
             let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
             let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
-            let e = if traced_node == Some(n) && battery.is_none() {
+            let e = if traced[n] && battery.is_none() {
                 let frames = log.frames_before(window_end);
                 let tl = meter::radio_timeline(log, window_end, policy, timeout, profile.radio.wake_time);
                 let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
-                timeline = Some(tl);
+                timelines[n] = Some(tl);
                 e
             } else {
                 meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, policy, timeout, served[n], battery.as_mut())
@@ -1094,6 +1116,7 @@ impl<'a> NetWorld<'a> {
                     forward_cycles: nd.cpu.other_cycles,
                     cpu_ops,
                     battery: battery.map(|b| b.result(window_end.0)),
+                    trace: None,
                 },
             );
         }
@@ -1115,10 +1138,18 @@ impl<'a> NetWorld<'a> {
             .map(|(cfg, c)| (format!("{}->{}", cfg.from, cfg.to), c))
             .collect();
 
-        if let (Some((f, trace)), Some(tl)) = (self.trace.take(), timeline) {
+        // Traces (not for a node with a battery, which is metered as its battery drains).
+        for (f, trace) in std::mem::take(&mut self.traces).into_iter().enumerate() {
             let src = net.flows[f].src.index();
-            let profile = &net.nodes[src].profile.profile;
-            flows[f].trace = Some(trace.finish(&tl, profile, &mut self.nodes[src].cpu));
+            if let (Some(trace), Some(tl)) = (trace, &timelines[src]) {
+                let profile = &net.nodes[src].profile.profile;
+                flows[f].trace = Some(trace.finish(tl, profile, &mut self.nodes[src].cpu, window_end));
+            }
+        }
+        for &n in &self.traced_nodes {
+            if let (Some(tl), Some(rec)) = (&timelines[n], nodes.get_mut(&net.nodes[n].name)) {
+                rec.trace = Some(crate::metrics::trace::node_power(tl, &net.nodes[n].profile.profile, &mut self.nodes[n].cpu, window_end));
+            }
         }
 
         let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
