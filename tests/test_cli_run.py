@@ -182,3 +182,9 @@ def test_unknown_trace_node_exits_2_naming_the_key(cli, tmp_path):
     result = cli("run", chain, "--trace", tmp_path / "t.csv", "--trace-node", "nowhere")
     assert result.exit_code == 2
     assert "trace.nodes" in result.stderr
+
+
+def test_trace_selection_without_a_trace_file_exits_2_naming_trace(cli, quickstart):
+    result = cli("run", quickstart, "--trace-node", "sender")
+    assert result.exit_code == 2
+    assert "--trace FILE" in result.stderr

@@ -136,6 +136,8 @@ def run_command(
     ] = False,
 ) -> None:
     """Run one scenario and print its result."""
+    if (trace_flow or trace_node) and trace is None:
+        _fail("--trace-flow and --trace-node choose what --trace FILE writes; give --trace FILE", EXIT_USAGE)
     with _reporting_errors():
         if trace is not None:
             check_trace_path(trace)
