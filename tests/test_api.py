@@ -243,3 +243,24 @@ def test_a_forced_run_warns_and_fails_cleanly_where_memory_runs_out():
             tcpenergy.run(BATTERY, force=True, **HUGE_BATTERY)
     assert info.value.path == "nodes.sender.battery.sample"
     assert "samples" in info.value.message
+
+
+def _step_integral(t, p, w):
+    return sum(p[k] * (min(t[k + 1] if k + 1 < len(t) else w, w) - t[k]) for k in range(len(t)) if t[k] < w)
+
+
+def test_run_with_trace_of_a_network_node_integrates_to_its_energy():
+    # docs/models/energy.md "Traces": the step integral of power_w to the window is total_j.
+    chain = Path(__file__).resolve().parents[1] / "scenarios" / "chain-3hop.toml"
+    record = tcpenergy.run(chain, trace={"nodes": ["b"]})
+    trace = record["trace"]
+    assert set(trace["node"]) == {"b"} and set(trace["flow"]) == {""}
+    joules = _step_integral(trace["t_s"], trace["power_w"], record["energy"]["window_s"])
+    assert joules == pytest.approx(record["nodes"]["b"]["total_j"], rel=1e-9)
+
+
+def test_run_with_trace_of_a_single_path_keeps_the_senders_columns(quickstart):
+    record = tcpenergy.run(quickstart, trace=True)
+    trace = record.pop("trace")
+    joules = _step_integral(trace["t_s"], trace["power_w"], record["energy"]["window_s"])
+    assert joules == pytest.approx(record["energy"]["sender"]["total_j"], rel=1e-9)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 import json
 
 import pandas as pd
@@ -160,3 +161,30 @@ def test_battery_scenario_runs_until_empty_and_prints_the_batteries_table(cli, q
     assert "battery" not in idle["nodes"]["receiver"]
     short = run_json(cli, scenario, "--set", 'stop_after="1h"')
     assert short["complete"] is False and short["nodes"]["sender"]["battery"]["lifetime_s"] is None
+
+
+def test_network_trace_file_stacks_the_named_flows_and_nodes(cli, tmp_path):
+    # docs/units-and-scenarios.md "Network records": one table, a flow and a node column.
+    chain = Path(__file__).resolve().parents[1] / "scenarios" / "chain-3hop.toml"
+    target = tmp_path / "trace.csv"
+    result = cli("run", chain, "--trace", target, "--trace-flow", "bulk", "--trace-node", "b",
+                 "--format", "json")
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(target, keep_default_na=False)
+    assert list(frame.columns[:2]) == ["flow", "node"]
+    assert set(zip(frame["flow"], frame["node"])) == {("bulk", "a"), ("", "b")}
+    record = json.loads(result.stdout)
+    assert all("trace" not in f for f in record["flows"])
+
+
+def test_unknown_trace_node_exits_2_naming_the_key(cli, tmp_path):
+    chain = Path(__file__).resolve().parents[1] / "scenarios" / "chain-3hop.toml"
+    result = cli("run", chain, "--trace", tmp_path / "t.csv", "--trace-node", "nowhere")
+    assert result.exit_code == 2
+    assert "trace.nodes" in result.stderr
+
+
+def test_trace_selection_without_a_trace_file_exits_2_naming_trace(cli, quickstart):
+    result = cli("run", quickstart, "--trace-node", "sender")
+    assert result.exit_code == 2
+    assert "--trace FILE" in result.stderr

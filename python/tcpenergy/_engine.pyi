@@ -18,6 +18,8 @@ def run(
     trace: bool = False,
     force: bool = False,
     profiles: list[list[tuple[str, str]]] = ...,
+    trace_flows: Optional[list[str]] = None,
+    trace_nodes: list[str] = ...,
 ) -> str: ...
 def run_captured(
     scenario_json: str,
@@ -26,6 +28,8 @@ def run_captured(
     trace: bool = False,
     force: bool = False,
     profiles: list[list[tuple[str, str]]] = ...,
+    trace_flows: Optional[list[str]] = None,
+    trace_nodes: list[str] = ...,
 ) -> tuple[str, list[tuple[str, bytes]]]: ...
 def run_each_profile(
     scenario_json: str,

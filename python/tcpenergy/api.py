@@ -85,8 +85,14 @@ def execute(
     force: bool = False,
     profiles: Sequence[ProfileLike] = (),
     on_pcap: Optional[Callable[[List[Path]], None]] = None,
+    trace_flows: Optional[Sequence[str]] = None,
+    trace_nodes: Sequence[str] = (),
 ) -> Tuple[dict, Optional[dict]]:
-    """Run once; returns the result record and, when asked, the sender's trace columns.
+    """Run once; returns the result record and, when asked, the trace columns.
+
+    With ``trace``, a single path gives its sender's columns; a network gives the flows named in
+    ``trace_flows`` (every flow when None) and the nodes in ``trace_nodes``, one table with a
+    ``flow`` and a ``node`` column (:func:`trace_columns`; docs/models/energy.md, "Traces").
 
     ``overrides`` is an ordered list of (dotted key, value) pairs, applied in order; two of which
     one sets a part of the other (``a.b`` and ``a.b.0.p``) raise ScenarioError. The record gains
@@ -111,15 +117,17 @@ def execute(
             warnings.warn(f"{where}{refusal['reason']}; running anyway (forced)", BeyondMachineWarning,
                           stacklevel=2)
     if pcap is None:
-        text = engine.run(scenario.to_json(), seed, encoded, trace, force, sets)
+        text = engine.run(scenario.to_json(), seed, encoded, trace, force, sets,
+                          _names(trace_flows), list(trace_nodes))
     else:
         check_pcap_dir(Path(pcap), pcap_option)
-        text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force, sets)
+        text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force, sets,
+                                          _names(trace_flows), list(trace_nodes))
         written = write_pcap_dir(Path(pcap), files, pcap_option)
         if on_pcap is not None:
             on_pcap(written)
     record = json.loads(text)
-    columns = record.pop("trace", None)
+    columns = trace_columns(record) if trace else None
     record["parameters"] = parameters(scenario, seed, overrides)
     return record, columns
 
@@ -139,6 +147,38 @@ def run_each_profile(scenario: ScenarioLike, seed: Optional[int] = None, overrid
     for record in records:
         record["parameters"] = parameters(scenario, seed, overrides)
     return records
+
+
+def _names(names: Optional[Sequence[str]]) -> Optional[List[str]]:
+    return None if names is None else list(names)
+
+
+def trace_columns(record: dict) -> Optional[dict]:
+    """Take the traces out of a record: the single path's sender columns as they are; a
+    network's flow and node traces stacked into one table, each row naming its ``flow`` (empty
+    for a node's power trace) and ``node``, the columns a trace lacks left empty (None)."""
+    if "trace" in record:
+        return record.pop("trace")
+    parts = []
+    for flow in record.get("flows", []):
+        if "trace" in flow:
+            parts.append((flow["name"], flow["from"], flow.pop("trace")))
+    for name, node in record.get("nodes", {}).items():
+        if "trace" in node:
+            parts.append(("", name, node.pop("trace")))
+    if not parts:
+        return None
+    keys: List[str] = []
+    for _, _, columns in parts:
+        keys.extend(k for k in columns if k not in keys)
+    out: dict = {"flow": [], "node": [], **{k: [] for k in keys}}
+    for flow, node, columns in parts:
+        rows = len(columns["t_s"])
+        out["flow"].extend([flow] * rows)
+        out["node"].extend([node] * rows)
+        for k in keys:
+            out[k].extend(columns.get(k, [None] * rows))
+    return out
 
 
 def parameters(scenario: Scenario, seed: Optional[int] = None,
@@ -205,7 +245,8 @@ def _overlay(record: dict, part: Mapping[str, Any]) -> dict:
 
 
 def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[PathLike] = None,
-        force: bool = False, profiles: Sequence[ProfileLike] = (), **overrides: Any) -> dict:
+        force: bool = False, profiles: Sequence[ProfileLike] = (),
+        trace: Union[bool, Mapping[str, Sequence[str]]] = False, **overrides: Any) -> dict:
     """Run a scenario (a Scenario, a dict or a path) and return its result record as a dict.
 
     ``seed`` replaces the scenario's seed; keyword overrides use dotted keys, e.g.
@@ -222,9 +263,28 @@ def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[Pa
     profile's whole record, the one a separate run under it gives. A profile that would change the
     run itself (802.11 power save on or off, another radio PHY, the profile of a node whose battery
     ends the run) raises ScenarioError naming it (docs/units-and-scenarios.md).
+
+    ``trace=True`` adds the record's ``trace`` columns (:func:`execute`): the sender's for a
+    single path, every flow's for a network; ``trace={"flows": [...], "nodes": [...]}`` names
+    the flows and nodes of a network to trace.
     """
-    record, _ = execute(scenario, seed, list(overrides.items()), pcap=pcap, force=force, profiles=profiles)
+    flows, nodes = _trace_selection(trace)
+    record, columns = execute(scenario, seed, list(overrides.items()), trace=bool(trace), pcap=pcap,
+                              force=force, profiles=profiles, trace_flows=flows,
+                              trace_nodes=nodes)
+    if trace:
+        record["trace"] = columns or {}
     return record
+
+
+def _trace_selection(trace: Union[bool, Mapping[str, Sequence[str]]]) -> Tuple[Optional[List[str]], List[str]]:
+    if isinstance(trace, bool):
+        return None, []
+    if not isinstance(trace, Mapping) or set(trace) - {"flows", "nodes"}:
+        raise scenario_error("trace", "must be True, False or a mapping with 'flows' and/or 'nodes' (lists of names)")
+    # Naming nodes alone traces no flow.
+    flows = trace.get("flows", [] if "nodes" in trace else None)
+    return (None if flows is None else [str(f) for f in flows]), [str(n) for n in trace.get("nodes", [])]
 
 
 def run_traced(

@@ -13,7 +13,6 @@
 use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, Transport};
 use crate::config::{Impairment, LinkConfig, RadioPolicy, Scenario};
 use crate::error::EngineError;
-use crate::net::routing::Via;
 use crate::plan::Plan;
 use crate::sim::RunOptions;
 use serde::Serialize;
@@ -152,12 +151,10 @@ fn bytes_text(b: f64) -> String {
     format!("{v:.1} {unit}")
 }
 
-/// What packets cross: one direction of a link, or a channel (one medium for all its stations).
+/// What packets cross: a port of a medium (one direction of a link), or a shared medium (a
+/// channel, one for all its stations: port `u32::MAX`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Resource {
-    Link(usize, bool),
-    Channel(usize),
-}
+struct Resource(u32, u32);
 
 /// One hop of a route: what carries it and at what rate.
 #[derive(Debug, Clone, Copy)]
@@ -311,24 +308,20 @@ fn hops(plan: Option<&Plan>, net: &NetworkConfig, f: &FlowConfig) -> (Vec<Hop>, 
     let Some(table) = plan.map(|p| &p.routes) else {
         // The single-path form: one link each way.
         let l = &net.links[0];
-        let hop = |c: &LinkConfig, reverse| Hop { resource: Resource::Link(0, reverse), rate_bps: c.rate as f64, channel_members: None };
-        return (vec![hop(&l.forward, false)], l.reverse.as_ref().map(|r| vec![hop(r, true)]).unwrap_or_default());
+        let hop = |c: &LinkConfig, port| Hop { resource: Resource(0, port), rate_bps: c.rate as f64, channel_members: None };
+        return (vec![hop(&l.forward, 0)], l.reverse.as_ref().map(|r| vec![hop(r, 1)]).unwrap_or_default());
     };
     let route = |a, b| -> Vec<Hop> {
         table
             .path(a, b)
             .unwrap_or_default()
             .iter()
-            .map(|i| match table.ifaces[i.index()].via {
-                Via::Link { link, reverse } => {
-                    let l = &net.links[link];
-                    let c = if reverse { l.reverse.as_ref().unwrap_or(&l.forward) } else { &l.forward };
-                    Hop { resource: Resource::Link(link, reverse), rate_bps: c.rate as f64, channel_members: None }
-                }
-                Via::Channel { channel, .. } => {
-                    let c = &net.channels[channel];
-                    Hop { resource: Resource::Channel(channel), rate_bps: c.data_rate as f64, channel_members: Some(c.members.len()) }
-                }
+            .map(|i| {
+                let via = table.ifaces[i.index()].via;
+                let m = crate::net::medium::spec(net, via.medium);
+                // A shared medium is one resource for all its ports.
+                let shared = m.shared_by();
+                Hop { resource: Resource(via.medium, if shared.is_some() { u32::MAX } else { via.port }), rate_bps: m.rate_bps(via.port) as f64, channel_members: shared }
             })
             .collect()
     };
@@ -438,8 +431,10 @@ fn flow_parts(s: &Scenario, f: &FlowConfig, i: usize, keys: &Keys, l: Load, shar
     if opts.capture {
         bytes += bytes / BYTES_PER_PACKET_HOP * BYTES_PER_CAPTURED_FRAME;
     }
-    if opts.trace && keys.single {
-        bytes += (first + returned) * BYTES_PER_TRACE_ROW;
+    if opts.trace {
+        // A sender row per packet, and power steps at its node's radio and CPU changes (about
+        // two per packet sent or received).
+        bytes += 3.0 * (first + returned) * BYTES_PER_TRACE_ROW;
     }
     let (active_s, offered) = (l.active_s, l.offered);
     let forward = l.forward;

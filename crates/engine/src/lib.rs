@@ -31,7 +31,7 @@ pub use capture::Capture;
 pub use config::Scenario;
 pub use error::EngineError;
 pub use result::RunResult;
-pub use sim::RunOptions;
+pub use sim::{RunOptions, TraceSelect};
 
 /// The engine version, recorded in every result (results stores key on it).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -58,6 +58,19 @@ pub fn run_network_profiled(
     capture: bool,
     profiles: &[profiles::ProfileSet],
 ) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
+    run_network_with(scenario, seed, capture, None, profiles)
+}
+
+/// Run a network scenario as [`run_network_captured`] does, tracing the flows and nodes of
+/// `trace` (indices, [`TraceSelect::resolve`]) when given, and pricing it under each of
+/// `profiles`.
+fn run_network_with(
+    scenario: &Scenario,
+    seed: u64,
+    capture: bool,
+    trace: Option<&(Vec<usize>, Vec<usize>)>,
+    profiles: &[profiles::ProfileSet],
+) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
     if scenario.network.is_none() {
         return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
     }
@@ -65,6 +78,10 @@ pub fn run_network_profiled(
     let Some(node) = net.stop_on_battery else {
         let world = sim::network::NetWorld::new(scenario, seed)?.with_profiles(profiles);
         let world = if capture { world.with_capture() } else { world };
+        let world = match trace {
+            Some((flows, nodes)) => world.with_trace(flows, nodes),
+            None => world,
+        };
         return world.run_captured(seed);
     };
     // Until a battery is empty (docs/models/battery.md): the battery only listens, so a first run
@@ -78,6 +95,10 @@ pub fn run_network_profiled(
         Some(t) => {
             let world = sim::network::NetWorld::new(scenario, seed)?.with_horizon(units::SimTime((t * 1e9).round() as u64)).with_profiles(profiles);
             let world = if capture { world.with_capture() } else { world };
+            let world = match trace {
+                Some((flows, nodes)) => world.with_trace(flows, nodes),
+                None => world,
+            };
             let (mut r, c) = world.run_captured(seed)?;
             if let Some(b) = r.nodes.get_mut(name).and_then(|n| n.battery.as_mut()) {
                 b.lifetime_s = Some(t);
@@ -151,6 +172,25 @@ impl AnyRecord {
 /// `opts.capture`, the capture. Refused as [`run_json_captured`] refuses, and with `opts.trace`
 /// when there are further profiles (the time series' power follows one profile).
 pub fn run_profiled(scenario: &Scenario, seed: u64, opts: RunOptions, profiles: &[profiles::ProfileSet]) -> Result<(AnyRecord, Option<Capture>), EngineError> {
+    run_selected(scenario, seed, opts, &TraceSelect::default(), profiles)
+}
+
+/// [`run_json_captured`], tracing what `select` names when `opts.trace` (every flow of a network
+/// by default): a flow's trace is its record's `flows[i].trace` (the single path's: `trace`), a
+/// node's is `nodes[name].trace`.
+pub fn run_json_traced(scenario: &Scenario, seed: u64, opts: RunOptions, select: &TraceSelect) -> Result<(String, Option<Capture>), EngineError> {
+    run_selected(scenario, seed, opts, select, &[]).map(|(r, c)| (r.to_json(), c))
+}
+
+/// Run a scenario of either form, tracing what `select` names when `opts.trace`, priced under
+/// each of `profiles` (a trace and further profiles are refused together).
+pub fn run_selected(
+    scenario: &Scenario,
+    seed: u64,
+    opts: RunOptions,
+    select: &TraceSelect,
+    profiles: &[profiles::ProfileSet],
+) -> Result<(AnyRecord, Option<Capture>), EngineError> {
     // A run far beyond the machine is refused before it starts, unless forced (budget.rs).
     if !opts.force {
         budget::estimate(scenario, &opts).check(&budget::Limits::of_this_machine())?;
@@ -158,16 +198,22 @@ pub fn run_profiled(scenario: &Scenario, seed: u64, opts: RunOptions, profiles: 
     if opts.trace && !profiles.is_empty() {
         return Err(EngineError::config(
             "profiles",
-            "the sender's time series (trace) gives the power of the scenario's own profile only; trace a run without further profiles",
+            "a trace gives the power of the scenario's own profile only; trace a run without further profiles",
         ));
     }
-    if scenario.network.is_none() {
+    let Some(net) = &scenario.network else {
+        if opts.trace {
+            if !select.nodes.is_empty() {
+                return Err(EngineError::config("trace.nodes", "the single-path form traces its sender with its flow; node traces are for networks"));
+            }
+            if let Some(f) = select.flows.iter().flatten().find(|f| *f != "main") {
+                return Err(EngineError::config("trace.flows", format!("no flow named {f:?}; the single-path form has one flow, main")));
+            }
+        }
         return sim::run_profiled(scenario, seed, opts, profiles).map(|(r, c)| (AnyRecord::Path(r), c));
-    }
-    if opts.trace {
-        return Err(EngineError::config("trace", "the sender's time series is recorded for the single-path form only"));
-    }
-    run_network_profiled(scenario, seed, opts.capture, profiles).map(|(r, c)| (AnyRecord::Network(r), c))
+    };
+    let trace = if opts.trace { Some(select.resolve(net)?) } else { None };
+    run_network_with(scenario, seed, opts.capture, trace.as_ref(), profiles).map(|(r, c)| (AnyRecord::Network(r), c))
 }
 
 /// Run a scenario and also return its packet capture (present when `opts.capture`).

@@ -10,7 +10,7 @@
 
 use crate::config::{FlowTraffic, NetworkConfig, NodeId, Scenario, TcpConfig, Transport};
 use crate::error::EngineError;
-use crate::net::routing::{IfaceEnds, RouteError, RouteTable, Via};
+use crate::net::routing::{IfaceEnds, RouteError, RouteTable};
 use crate::tcp::segment;
 use serde_json::Value;
 
@@ -103,12 +103,9 @@ fn unrouted(flow: usize) -> EngineError {
     EngineError::Invariant(format!("flow {flow} has no route after the route table was built"))
 }
 
-/// The IP MTU of an interface: its link's, or its channel's.
+/// The IP MTU of an interface: its medium's.
 pub fn iface_mtu(net: &NetworkConfig, e: &IfaceEnds) -> u32 {
-    match e.via {
-        Via::Link { link, .. } => net.links[link].mtu,
-        Via::Channel { channel, .. } => net.channels[channel].mtu,
-    }
+    crate::net::medium::spec(net, e.via.medium).mtu()
 }
 
 /// The checks a scenario of either form must pass to be built, with errors naming the key of
@@ -146,7 +143,8 @@ pub fn check(s: &Scenario) -> Result<(), EngineError> {
             }
         }
     }
-    crate::energy::airtime::check_link_rates(net)
+    // The same rule in a network, asked of each medium: each port is fed by its sending node's radio.
+    crate::net::medium::specs(net).try_for_each(|m| m.check_radio_rates(net))
 }
 
 /// IPv4 and UDP headers of a datagram.

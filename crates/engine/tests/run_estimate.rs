@@ -18,7 +18,7 @@ fn every_shipped_scenario_is_estimated_within_the_limits_and_at_or_above_its_eve
     for path in scenario_files() {
         let s = Scenario::from_toml(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let name = path.file_stem().unwrap().to_str().unwrap();
-        for opts in [RunOptions::default(), RunOptions { capture: true, trace: s.network.is_none(), ..Default::default() }] {
+        for opts in [RunOptions::default(), RunOptions { capture: true, trace: true, ..Default::default() }] {
             let e = budget::estimate(&s, &opts);
             // Far within: a hundredth of the events and a tenth of a small machine's memory.
             assert!(e.events < MAX_EVENTS / 100.0 && e.memory_bytes < FALLBACK_MEMORY_BYTES / 10.0, "{name}: {}", e.summary());

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcpenergy_engine::profiles::ProfileSet;
-use tcpenergy_engine::{AnyRecord, EngineError as EngineErr, RunOptions, Scenario};
+use tcpenergy_engine::{AnyRecord, EngineError as EngineErr, RunOptions, Scenario, TraceSelect};
 
 create_exception!(_engine, TcpEnergyError, PyException, "Base class of every tcpenergy error.");
 create_exception!(_engine, ScenarioError, TcpEnergyError, "The scenario is invalid; `.path` names the key.");
@@ -60,16 +60,31 @@ fn prepare(text: &str, seed: Option<u64>, overrides: &[(String, String)], profil
 /// Run a scenario (JSON text) with overrides [(dotted key, JSON value text)]; returns the result
 /// record as JSON text. The GIL is released while the simulation runs.
 /// A run whose estimate is far beyond this machine is refused (a ScenarioError naming the key
-/// that drives it) unless `force`. `profiles`: further profiles to price the run under, each
-/// a list of overrides of energy settings; the record's `profiles` holds their part.
+/// that drives it) unless `force`. With `trace`, the flows named in `trace_flows` (every flow
+/// when None) and the nodes in `trace_nodes` are traced. `profiles`: further profiles to price
+/// the run under, each a list of overrides of energy settings; the record's `profiles` holds
+/// their part.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new()))]
-fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(String, String)>, trace: bool, force: bool, profiles: Profiles) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new(), trace_flows=None, trace_nodes=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    trace: bool,
+    force: bool,
+    profiles: Profiles,
+    trace_flows: Option<Vec<String>>,
+    trace_nodes: Vec<String>,
+) -> PyResult<String> {
     let text = scenario_json.to_owned();
+    let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
-            tcpenergy_engine::run_json_profiled(&s, seed, RunOptions { trace, force, ..Default::default() }, &sets).map(|(r, _)| r)
+            let opts = RunOptions { trace, force, ..Default::default() };
+            tcpenergy_engine::run_selected(&s, seed, opts, &select, &sets).map(|(r, _)| r.to_json())
         }))
     });
     guarded(py, || match result {
@@ -82,7 +97,7 @@ fn run(py: Python<'_>, scenario_json: &str, seed: Option<u64>, overrides: Vec<(S
 /// and a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
 /// ("sender-receiver", b"...").
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new()))]
+#[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new(), trace_flows=None, trace_nodes=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run_captured(
     py: Python<'_>,
@@ -92,13 +107,17 @@ fn run_captured(
     trace: bool,
     force: bool,
     profiles: Profiles,
+    trace_flows: Option<Vec<String>>,
+    trace_nodes: Vec<String>,
 ) -> PyResult<(String, Vec<(String, PyObject)>)> {
     let text = scenario_json.to_owned();
+    let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
             let opts = RunOptions { trace, capture: true, force, ..Default::default() };
-            let (record, capture) = tcpenergy_engine::run_json_profiled(&s, seed, opts, &sets)?;
+            let (record, capture) = tcpenergy_engine::run_selected(&s, seed, opts, &select, &sets)?;
+            let record = record.to_json();
             let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
             Ok((record, files))
         }))

@@ -46,8 +46,20 @@ def run_command(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
     trace: Annotated[
         Optional[Path],
-        typer.Option("--trace", help="Write the sender's time series to FILE (.csv or .parquet).",
+        typer.Option("--trace", help="Write the time series to FILE (.csv or .parquet): the "
+                                     "sender's for a single path; for a network every flow's, "
+                                     "or those --trace-flow and --trace-node name.",
                      metavar="FILE"),
+    ] = None,
+    trace_flow: Annotated[
+        Optional[List[str]],
+        typer.Option("--trace-flow", help="With --trace, a network flow to trace (its source's "
+                                          "protocol state and power). Repeatable.", metavar="NAME"),
+    ] = None,
+    trace_node: Annotated[
+        Optional[List[str]],
+        typer.Option("--trace-node", help="With --trace, a network node whose radio state and "
+                                          "power to trace. Repeatable.", metavar="NAME"),
     ] = None,
     pcap: Annotated[
         Optional[Path],
@@ -64,6 +76,8 @@ def run_command(
     ] = False,
 ) -> None:
     """Run one scenario and print its result."""
+    if (trace_flow or trace_node) and trace is None:
+        fail("--trace-flow and --trace-node choose what --trace FILE writes; give --trace FILE", EXIT_USAGE)
     with reporting_errors():
         if trace is not None:
             check_trace_path(trace)
@@ -80,10 +94,14 @@ def run_command(
                 where = f"{refusal['path']}: " if refusal["path"] else ""
                 typer.echo(f"warning: {where}{refusal['reason']}; running anyway (--force)", err=True)
 
+        # Naming nodes alone traces no flow.
+        flows = trace_flow if trace_flow or not trace_node else []
+
         def execute():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", api.BeyondMachineWarning)
                 return api.execute(loaded, seed, overrides, trace=trace is not None,
+                                   trace_flows=flows, trace_nodes=trace_node or [],
                                    pcap=pcap, pcap_option="--pcap", force=force,
                                    on_pcap=lambda written: notes.extend(describe_written(pcap, written)))
 

@@ -9,7 +9,7 @@
 
 use super::profile::{DeviceProfile, Phy};
 use crate::config::serde_units::format_rate;
-use crate::config::{EnergyConfig, NetworkConfig, PathConfig};
+use crate::config::{EnergyConfig, PathConfig};
 use crate::error::EngineError;
 use crate::units::{SimDuration, SimTime};
 
@@ -58,52 +58,6 @@ pub fn check_path_rates(path: &PathConfig, energy: &EnergyConfig) -> Result<(), 
                     format_rate(phy.rate),
                 ),
             ));
-        }
-    }
-    Ok(())
-}
-
-/// The same rule in a network: each direction of a link is fed by its sending node's radio.
-pub fn check_link_rates(net: &NetworkConfig) -> Result<(), EngineError> {
-    for (k, l) in net.links.iter().enumerate() {
-        let dirs = [(Some(&l.forward), 0usize, "forward"), (l.reverse.as_ref(), 1, "reverse")];
-        for (cfg, end, key) in dirs {
-            let Some(cfg) = cfg else { continue };
-            let node = &net.nodes[l.ends[end].index()];
-            let Some(phy) = node.profile.profile.radio.phy else { continue };
-            if cfg.rate > phy.rate {
-                let name = node.profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
-                return Err(EngineError::config(
-                    format!("links.{k}.{key}.rate"),
-                    format!(
-                        "{} is faster than the radio of node {:?}{name}: its radio.phy.rate is {}, so this rate must be at most {} \
-                         (give the node a profile whose radio is faster, or without a PHY, for a wired hop)",
-                        format_rate(cfg.rate),
-                        node.name,
-                        format_rate(phy.rate),
-                        format_rate(phy.rate),
-                    ),
-                ));
-            }
-        }
-    }
-    // A channel sets its stations' PHY; a node's radio must be able to send at its data rate.
-    for (k, c) in net.channels.iter().enumerate() {
-        for (s, m) in c.members.iter().enumerate() {
-            let node = &net.nodes[m.index()];
-            let Some(phy) = node.profile.profile.radio.phy else { continue };
-            if c.data_rate > phy.rate {
-                let name = node.profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
-                return Err(EngineError::config(
-                    format!("channels.{k}.data_rate"),
-                    format!(
-                        "{} is faster than the radio of node {:?}{name} (channels.{k}.nodes.{s}): its radio.phy.rate is {}",
-                        format_rate(c.data_rate),
-                        node.name,
-                        format_rate(phy.rate),
-                    ),
-                ));
-            }
         }
     }
     Ok(())

@@ -2,6 +2,7 @@
 
 pub mod impair;
 pub mod link;
+pub mod medium;
 pub mod queue;
 pub mod routing;
 pub mod tally;

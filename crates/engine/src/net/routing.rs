@@ -16,7 +16,7 @@ use crate::config::network::{IfaceId, NetworkConfig, NodeId};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// An interface: packets leave `from` towards its neighbour `to`, over a link or a channel.
+/// An interface: packets leave `from` towards its neighbour `to`, over a medium.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IfaceEnds {
     pub via: Via,
@@ -24,17 +24,16 @@ pub struct IfaceEnds {
     pub to: NodeId,
 }
 
-/// What carries an interface's packets.
+/// What carries an interface's packets: port `port` of medium `medium` (`net::medium::spec`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Via {
-    /// One direction of link `link` (`reverse`: second node -> first).
-    Link { link: usize, reverse: bool },
-    /// Channel `channel`, from its station `from` to its station `to`.
-    Channel { channel: usize, from: usize, to: usize },
+pub struct Via {
+    pub medium: u32,
+    pub port: u32,
 }
 
-/// Every interface of the network, in link order (forward then reverse), then each channel's
-/// (every ordered pair of its stations where the second hears the first), and the next hop of
+/// Every interface of the network, in medium order (`net::medium::specs`: each link's forward
+/// then reverse direction, then each channel's ordered pairs of stations where the second hears
+/// the first), and the next hop of
 /// every node on a route the run uses towards that route's destination.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteTable {
@@ -218,20 +217,8 @@ impl RouteTable {
     pub fn build(net: &NetworkConfig) -> Result<Self, RouteError> {
         let n = net.nodes.len();
         let mut ifaces = Vec::with_capacity(net.links.len() * 2);
-        for (k, l) in net.links.iter().enumerate() {
-            ifaces.push(IfaceEnds { via: Via::Link { link: k, reverse: false }, from: l.ends[0], to: l.ends[1] });
-            if l.reverse.is_some() {
-                ifaces.push(IfaceEnds { via: Via::Link { link: k, reverse: true }, from: l.ends[1], to: l.ends[0] });
-            }
-        }
-        for (k, c) in net.channels.iter().enumerate() {
-            for (a, &from) in c.members.iter().enumerate() {
-                for (b, &to) in c.members.iter().enumerate() {
-                    if c.reaches(a, b) {
-                        ifaces.push(IfaceEnds { via: Via::Channel { channel: k, from: a, to: b }, from, to });
-                    }
-                }
-            }
+        for (m, spec) in crate::net::medium::specs(net).enumerate() {
+            spec.ports(&mut |port, from, to| ifaces.push(IfaceEnds { via: Via { medium: m as u32, port }, from, to }));
         }
 
         // Explicit routes: at each node they name, the first interface to the next one, for the

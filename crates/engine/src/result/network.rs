@@ -6,7 +6,6 @@ use super::FlowResult;
 use crate::energy::meter::NodeEnergy;
 use crate::metrics::efficiency::{self, Efficiency, MetricWeights};
 use crate::net::link::LinkCounters;
-use crate::net::wifi::dcf::StationCounters;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -97,31 +96,10 @@ impl NetProfile {
     }
 }
 
-/// What a shared 802.11 channel did: the sums over its stations, how busy the medium was, and
-/// per station and per interface (pairs of stations that carried packets) counters.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct ChannelResult {
-    pub standard: &'static str,
-    pub data_rate_bps: u64,
-    #[serde(flatten)]
-    pub totals: StationCounters,
-    /// Fractions of the run during which at least one station was transmitting, and none was.
-    pub busy_fraction: f64,
-    pub idle_fraction: f64,
-    pub stations: BTreeMap<String, StationCounters>,
-    /// IP packets handed to the MAC per "A->B", delivered, lost at the retry limit
-    /// (`dropped_channel`) or at the interface queue (`dropped_queue`).
-    pub interfaces: BTreeMap<String, LinkCounters>,
-}
-
-/// Packets that entered an IP-level pipe, and what became of them.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct PipeCounters {
-    pub packets: u64,
-    pub dropped: u64,
-    /// Held by a route outage in hold mode and passed on after it.
-    pub held_outage: u64,
-}
+/// A channel's record is made by the channel, a pipe's counters are kept by the pipe (as a
+/// link's are by the link).
+pub use crate::net::medium::channel::ChannelResult;
+pub use crate::net::medium::pipe::PipeCounters;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct NetEnergyResult {
@@ -265,6 +243,9 @@ pub struct NetNodeResult {
     /// The node's battery over the window (docs/models/battery.md), when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub battery: Option<crate::energy::battery::BatteryResult>,
+    /// The node's power over time, when asked for (`--trace`; docs/models/energy.md, "Traces").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::metrics::trace::PowerColumns>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -45,6 +45,11 @@ impl<T: Copy> Slab<T> {
         self.items[i as usize]
     }
 
+    #[inline]
+    fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.items[i as usize]
+    }
+
     /// Packets stored and not yet taken.
     fn in_use(&self) -> usize {
         self.items.len() - self.free.len()
@@ -69,6 +74,39 @@ pub struct RunOptions {
     /// Run even when the estimate says the run is far beyond this machine (`crate::budget`;
     /// checked by `run_json` and `run_json_captured`).
     pub force: bool,
+}
+
+/// What a run traces when [`RunOptions::trace`] is set: TCP flows by name (their source ends,
+/// each with its node's power; every TCP flow when `None`) and nodes by name (their power). The
+/// single-path form traces its one flow, `main`, and no node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceSelect {
+    pub flows: Option<Vec<String>>,
+    pub nodes: Vec<String>,
+}
+
+impl TraceSelect {
+    /// The indices of the flows and nodes it names in `net`; an unknown name is an error naming
+    /// `trace.flows` or `trace.nodes` and the names allowed.
+    pub fn resolve(&self, net: &crate::config::network::NetworkConfig) -> Result<(Vec<usize>, Vec<usize>), EngineError> {
+        let find = |key: &str, what: &str, names: &[&str], wanted: &str| -> Result<usize, EngineError> {
+            names.iter().position(|n| *n == wanted).ok_or_else(|| EngineError::config(key, format!("no {what} named {wanted:?}; the scenario has {}", names.join(", "))))
+        };
+        let flow_names: Vec<&str> = net.flows.iter().map(|f| f.name.as_str()).collect();
+        let node_names: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).collect();
+        let tcp = |f: usize| net.flows[f].transport == crate::config::network::Transport::Tcp;
+        let flows = match &self.flows {
+            None => (0..net.flows.len()).filter(|&f| tcp(f)).collect(),
+            Some(list) => list.iter().map(|f| find("trace.flows", "flow", &flow_names, f)).collect::<Result<Vec<_>, _>>()?,
+        };
+        // A flow's trace is its TCP sender's state; a UDP source's power is its node's trace.
+        if let Some(&f) = flows.iter().find(|&&f| !tcp(f)) {
+            let (name, node) = (&net.flows[f].name, &net.flows[f].from);
+            return Err(EngineError::config("trace.flows", format!("flow {name:?} is UDP: it has no sender state to trace; trace its node {node:?} instead")));
+        }
+        let nodes = self.nodes.iter().map(|n| find("trace.nodes", "node", &node_names, n)).collect::<Result<_, _>>()?;
+        Ok((flows, nodes))
+    }
 }
 
 /// Run the single-path `scenario` with `seed`.

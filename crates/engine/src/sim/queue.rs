@@ -2,17 +2,48 @@
 //! instant run in the order they were scheduled and every run is reproducible.
 
 use crate::units::SimTime;
-use std::cmp::Reverse;
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// An event with its time and sequence number, ordered by (time, sequence) alone, earliest
+/// first: sequence numbers are unique, so the event itself is never compared.
 #[derive(Debug)]
-pub struct EventQueue<E: Ord> {
-    heap: BinaryHeap<Reverse<(u64, u64, E)>>,
+struct Entry<E> {
+    at: u64,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl<E> Eq for Entry<E> {}
+
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Entry<E> {
+    /// Reversed: the heap pops its greatest entry, which must be the earliest.
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+#[derive(Debug)]
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Entry<E>>,
     seq: u64,
     last_popped: u64,
 }
 
-impl<E: Ord> EventQueue<E> {
+impl<E> EventQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
         Self { heap: BinaryHeap::with_capacity(n), seq: 0, last_popped: 0 }
     }
@@ -20,13 +51,13 @@ impl<E: Ord> EventQueue<E> {
     #[inline]
     pub fn push(&mut self, at: SimTime, event: E) {
         debug_assert!(at.0 >= self.last_popped, "event scheduled in the past");
-        self.heap.push(Reverse((at.0, self.seq, event)));
+        self.heap.push(Entry { at: at.0, seq: self.seq, event });
         self.seq += 1;
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let Reverse((t, _, e)) = self.heap.pop()?;
+        let Entry { at: t, event: e, .. } = self.heap.pop()?;
         debug_assert!(t >= self.last_popped, "time went backwards");
         self.last_popped = t;
         Some((SimTime(t), e))

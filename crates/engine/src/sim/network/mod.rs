@@ -5,12 +5,11 @@
 //!
 //! A node owns a meter (radio log, CPU) and forwards packets not addressed to it by its route
 //! table. A flow owns its two ends (sans-I/O TCP endpoints, or UDP counters) and its
-//! application: when it writes, how much, and which messages are still to be delivered. Links
-//! schedule arrivals directly (`net::link`: a link has no event of its own); nodes and flows are
-//! addressed by typed ids; an interface is a link direction or a pair of stations on a shared
-//! 802.11 channel (`channel.rs`), and an IP-level pipe may sit in front of either.
-
-mod channel;
+//! application: when it writes, how much, and which messages are still to be delivered. Media
+//! (`net::medium`: links, 802.11 channels, pipes) carry packets between nodes behind one
+//! interface: the world hands them packets, gives their timers back, and acts on what they
+//! report. Nodes and flows are addressed by typed ids; an interface is a port of a medium (a
+//! link direction, a pair of stations on a channel), and a pipe may sit in front of one.
 
 use super::queue::EventQueue;
 use super::rng::Stream;
@@ -19,31 +18,28 @@ use crate::capture::{self, Capture, Contents, Frame};
 use crate::app::{echo::Datagram, Messages, Relay, Source, UdpEnd};
 use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
 use crate::config::Scenario;
-use crate::energy::airtime::RadioAirtime;
 use crate::energy::battery::Battery;
 use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
 use crate::energy::meter::{self, NodeEnergy, RadioLog};
 use crate::error::EngineError;
 use crate::plan::{FlowPlan, Plan};
-use crate::net::impair::{self, AnyImpairment, Verdict};
-use crate::net::link::{Fate, Link, LinkCounters};
+use crate::net::link::LinkCounters;
+use crate::net::medium::{self, Handed, Medium, Out};
 use crate::net::tally::WireTally;
 use crate::net::routing::{RouteTable, Via};
-use crate::net::wifi::dcf::Timer;
 use crate::metrics::efficiency::Efficiency;
 use crate::metrics::trace::Trace;
 use super::RunOptions;
 use crate::result::flow::EndBytes;
 use crate::result::network::{
-    Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetProfile, NetRunResult, NetworkTotals, NodeMetering, PipeCounters, SplitHalf,
+    ChannelResult, Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetProfile, NetRunResult, NetworkTotals, NodeMetering, SplitHalf,
     SplitResult,
 };
 use crate::profiles::ProfileSet;
-use channel::ChannelState;
 use crate::result::FlowResult;
 use crate::tcp::endpoint::{Endpoint, Role};
 use crate::tcp::segment::{Ecn, Segment};
-use crate::units::{SimDuration, SimTime};
+use crate::units::{SimTime};
 use std::collections::{BTreeMap, HashMap};
 
 /// IPv4 (20) + UDP (8) header bytes of a datagram.
@@ -83,24 +79,8 @@ enum Event {
     DurationOver { flow: u32 },
     /// The flow's `stop`: both ends stop at once; packets still in flight are discarded on arrival.
     Stop { flow: u32 },
-    /// A timer of a channel's MAC.
-    Mac { channel: u32, timer: Timer },
-    /// Packet (slab index) leaves the pipe in front of interface `iface`.
-    PipeOut { iface: u32, packet: u32 },
-}
-
-/// How an interface carries packets.
-enum Iface {
-    Link(Link),
-    /// Station `from` to station `to` of channel `channel`.
-    Channel { channel: usize, from: usize, to: usize, counters: LinkCounters },
-}
-
-/// An IP-level pipe: delay and impairments in front of an interface.
-struct Pipe {
-    delay: SimDuration,
-    impairments: Vec<AnyImpairment>,
-    counters: PipeCounters,
+    /// A timer a medium asked for.
+    Medium { medium: u32, timer: medium::Timer },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -149,7 +129,6 @@ impl Packet {
 struct NodeState {
     cpu: CpuMeter,
     radio: RadioLog,
-    airtime: RadioAirtime,
     /// Packets its endpoints sent, packets addressed to it that arrived, packets it forwarded.
     originated: u64,
     received: u64,
@@ -157,6 +136,16 @@ struct NodeState {
     /// IPv4 identification of the last packet it sent as a source (RFC 791 §3.1: the sender's
     /// choice; RFC 6864 §4.1 allows any value with DF set).
     last_ip_id: u16,
+}
+
+/// Node `node` hands `p` to an interface: if it is `p`'s source (`p` was not forwarded yet), it
+/// numbers it; a node numbers its packets from 1.
+#[inline]
+fn number(node: &mut NodeState, p: &mut Packet) {
+    if p.ttl == capture::TTL {
+        node.last_ip_id = node.last_ip_id.wrapping_add(1);
+        p.ip_id = node.last_ip_id;
+    }
 }
 
 /// One flow: its ends, its applications (`crate::app`) and its counters.
@@ -208,11 +197,12 @@ pub struct NetWorld<'a> {
     queue: EventQueue<Event>,
     packets: Slab<Packet>,
     nodes: Vec<NodeState>,
-    ifaces: Vec<Iface>,
-    channels: Vec<ChannelState>,
-    pipes: Vec<Pipe>,
-    /// The pipe in front of each interface, if any.
+    /// Every medium: those of `net::medium::specs` (the interfaces' `Via::medium`), then the pipes.
+    media: Vec<Medium>,
+    /// The pipe (its medium) in front of each interface, if any.
     pipe_of: Vec<Option<u32>>,
+    /// What media reported and the world has not acted on yet ([`Self::act`]).
+    out: Vec<Out>,
     flows: Vec<FlowState>,
     events: u64,
     /// Every frame each interface started serializing, when asked for (`with_capture`).
@@ -221,8 +211,10 @@ pub struct NetWorld<'a> {
     horizon: Option<SimTime>,
     /// What tests watch of split flows, one entry per flow, when asked (`run_with_split_logs`).
     split_logs: Option<Vec<SplitLog>>,
-    /// The time series of one flow's source end (the flow's index), when asked for.
-    trace: Option<(usize, Trace)>,
+    /// The time series of each traced flow's source end, indexed by flow (empty unless asked
+    /// for, [`Self::with_trace`]), and the nodes whose power is traced.
+    traces: Vec<Option<Trace>>,
+    traced_nodes: Vec<usize>,
     /// Keep every byte range each receiving end delivers (`RunOptions::record_deliveries`).
     record_deliveries: bool,
     /// Further profiles to price the run under when it is over (`crate::profiles`).
@@ -272,7 +264,7 @@ impl<'a> NetWorld<'a> {
             w = w.with_capture();
         }
         if opts.trace {
-            w.trace = Some((0, Trace::default()));
+            w = w.with_trace(&[0], &[]);
         }
         w.record_deliveries = opts.record_deliveries;
         for f in 0..w.flows.len() {
@@ -295,7 +287,6 @@ impl<'a> NetWorld<'a> {
                 NodeState {
                     cpu: CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w),
                     radio: RadioLog::default(),
-                    airtime: RadioAirtime::new(p),
                     originated: 0,
                     received: 0,
                     forwarded: 0,
@@ -303,38 +294,24 @@ impl<'a> NetWorld<'a> {
                 }
             })
             .collect();
-        let ifaces: Vec<Iface> = routes
-            .ifaces
-            .iter()
-            .map(|e| match e.via {
-                Via::Link { link, reverse } => {
-                    let l = &net.links[link];
-                    let (cfg, key) = if reverse { (l.reverse.as_ref().expect("reverse iface"), &l.keys[1]) } else { (&l.forward, &l.keys[0]) };
-                    Iface::Link(Link::new(cfg, e.from.index(), e.to.index(), l.frame_overhead, seed, key))
-                }
-                Via::Channel { channel, from, to } => Iface::Channel { channel, from, to, counters: LinkCounters::default() },
-            })
-            .collect();
         let power_save = scenario.energy.radio_policy == crate::config::RadioPolicy::Psm;
-        let channels = net.channels.iter().enumerate().map(|(k, c)| ChannelState::new(c, k, routes, seed, power_save)).collect();
-        let pipes: Vec<Pipe> = net
-            .pipes
-            .iter()
-            .enumerate()
-            .map(|(k, p)| Pipe {
-                delay: p.delay,
-                impairments: p
-                    .impairments
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| AnyImpairment::new(c, seed, &format!("pipes.{k}.impairments.{i}")))
-                    .collect(),
-                counters: PipeCounters::default(),
+        let mut media: Vec<Medium> = medium::specs(net)
+            .map(|spec| match spec {
+                medium::Spec::Link(_, l) => Medium::Link(medium::link::LinkMedium::new(l, net, seed)),
+                medium::Spec::Channel(k, c) => Medium::Channel(medium::channel::ChannelMedium::new(c, k, seed, power_save)),
             })
             .collect();
         // Pipes are one per (from, to): keep the first alike.
-        let pipe_at: HashMap<[NodeId; 2], u32> = net.pipes.iter().enumerate().rev().map(|(k, p)| (p.ends, k as u32)).collect();
-        let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).copied()).collect();
+        let pipe_at: HashMap<[NodeId; 2], usize> = net.pipes.iter().enumerate().rev().map(|(k, p)| (p.ends, k)).collect();
+        let iface_at: HashMap<[NodeId; 2], usize> = routes.ifaces.iter().enumerate().rev().map(|(i, e)| ([e.from, e.to], i)).collect();
+        let first_pipe = media.len();
+        for (k, p) in net.pipes.iter().enumerate() {
+            // Config checked that some interface carries each pipe's packets; a pipe no route
+            // uses hands nothing on.
+            let iface = iface_at.get(&p.ends).map_or(u32::MAX, |&i| i as u32);
+            media.push(Medium::Pipe(medium::pipe::PipeMedium::new(p, k, iface, seed)));
+        }
+        let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).map(|&k| (first_pipe + k) as u32)).collect();
         let flows = net
             .flows
             .iter()
@@ -366,16 +343,16 @@ impl<'a> NetWorld<'a> {
             queue: EventQueue::with_capacity(1024),
             packets: Slab::default(),
             nodes,
-            ifaces,
-            channels,
-            pipes,
+            media,
             pipe_of,
+            out: Vec::with_capacity(16),
             flows,
             events: 0,
             capture: None,
             horizon: None,
             split_logs: None,
-            trace: None,
+            traces: Vec::new(),
+            traced_nodes: Vec::new(),
             record_deliveries: false,
             profiles: &[],
         };
@@ -402,7 +379,10 @@ impl<'a> NetWorld<'a> {
                 w.queue.push(SimTime(stop.0), Event::Stop { flow: id });
             }
         }
-        w.start_channels();
+        for m in 0..w.media.len() {
+            w.media[m].start(&mut w.out);
+            w.act(m as u32, 0);
+        }
         Ok(w)
     }
 
@@ -427,6 +407,15 @@ impl<'a> NetWorld<'a> {
             return f as u32;
         }
         (flows.len() + flows[..f].iter().filter(|g| g.split.is_some()).count()) as u32
+    }
+
+    /// Record the time series of flows `flows` (their source ends, with their nodes' power) and
+    /// the power of nodes `nodes` (indices), for the record's `flows[i].trace` and
+    /// `nodes[name].trace`.
+    pub fn with_trace(mut self, flows: &[usize], nodes: &[usize]) -> Self {
+        self.traces = (0..self.net.flows.len()).map(|f| flows.contains(&f).then(Trace::default)).collect();
+        self.traced_nodes = nodes.to_vec();
+        self
     }
 
     /// Run until `at` even when every flow is done, and meter the window [0, at) (batteries).
@@ -552,10 +541,10 @@ impl<'a> NetWorld<'a> {
                 self.after_endpoint_event(f, side);
                 self.trace_point(f, side);
             }
-            Event::Mac { channel, timer } => self.on_mac_timer(channel as usize, timer),
-            Event::PipeOut { iface, packet } => {
-                let p = self.packets.take(packet);
-                self.transmit(iface as usize, p);
+            Event::Medium { medium, timer } => {
+                let from = self.out.len();
+                self.media[medium as usize].on_timer(self.now, timer, &mut self.out);
+                self.act(medium, from);
             }
             Event::Start { flow } => self.start(flow as usize),
             Event::Write { flow } => self.write(flow as usize),
@@ -623,6 +612,9 @@ impl<'a> NetWorld<'a> {
             ep.write(begin.stream_bytes);
             if begin.close {
                 ep.sender.close();
+            }
+            if let Some(Some(trace)) = self.traces.get_mut(f) {
+                trace.start(&ep.sender);
             }
             st.tcp[End::Src as usize] = Some(ep);
             if begin.one_message {
@@ -702,12 +694,11 @@ impl<'a> NetWorld<'a> {
 
     /// After an event of a flow's source end (not its start): a row of the time series, when
     /// that flow is traced.
+    #[inline]
     fn trace_point(&mut self, f: usize, side: End) {
-        if let (Some((traced, trace)), End::Src) = (&mut self.trace, side) {
-            if *traced == f {
-                if let Some(ep) = &self.flows[f].tcp[End::Src as usize] {
-                    trace.record(self.now, &ep.sender);
-                }
+        if let (Some(Some(trace)), End::Src) = (self.traces.get_mut(f), side) {
+            if let Some(ep) = &self.flows[f].tcp[End::Src as usize] {
+                trace.record(self.now, &ep.sender);
             }
         }
     }
@@ -723,125 +714,131 @@ impl<'a> NetWorld<'a> {
             return;
         };
         let i = iface.index();
+        let (wire_len, ect) = (p.wire_len(), p.ect());
         match self.pipe_of[i] {
-            Some(k) => self.enter_pipe(k as usize, i, p),
-            None => self.transmit(i, p),
+            Some(m) => {
+                let packet = self.packets.insert(p);
+                self.hand(m, 0, Handed { packet, wire_len, ect });
+            }
+            None => {
+                let mut p = p;
+                p.via = i as u32;
+                let packet = self.packets.insert(p);
+                let Via { medium, port } = self.routes.ifaces[i].via;
+                self.hand(medium, port, Handed { packet, wire_len, ect });
+            }
         }
     }
 
-    /// A pipe delays a packet and may drop it when it enters (Dummynet: loss, then the delay
-    /// line); it keeps their order unless an impairment reorders.
-    fn enter_pipe(&mut self, k: usize, iface: usize, p: Packet) {
-        let now = self.now;
-        let pipe = &mut self.pipes[k];
-        pipe.counters.packets += 1;
-        let (extra, held) = match impair::apply(&mut pipe.impairments, now, p.wire_len()) {
-            Verdict::Drop(cause) => {
-                pipe.counters.dropped += 1;
-                let notice = if cause == impair::DropCause::Outage { impair::route_notice(&mut pipe.impairments, now) } else { None };
-                if let Some(n) = notice {
-                    self.schedule_notice(&p, n);
+    /// Put the packet in slab entry `packet` on interface `i` (out of the pipe in front of it).
+    fn transmit(&mut self, i: u32, packet: u32) {
+        let p = self.packets.get_mut(packet);
+        p.via = i;
+        let handed = Handed { packet, wire_len: p.wire_len(), ect: p.ect() };
+        let Via { medium, port } = self.routes.ifaces[i as usize].via;
+        self.hand(medium, port, handed);
+    }
+
+    /// Hand a packet to port `port` of medium `m` and act on what it reports.
+    #[inline]
+    fn hand(&mut self, m: u32, port: u32, p: Handed) {
+        let from = self.out.len();
+        if let Some(frame) = self.media[m as usize].send(self.now, port, p, &mut self.out) {
+            self.on_the_air(frame);
+        }
+        if self.out.len() > from {
+            self.act(m, from);
+        }
+    }
+
+    /// Act, in order, on what medium `m` reported from `self.out[from]` on, then forget it. A
+    /// pipe's output is handed to another medium at once, whose reports go after these and are
+    /// acted on (and forgotten) first.
+    fn act(&mut self, m: u32, from: usize) {
+        let mut k = from;
+        while k < self.out.len() {
+            let o = self.out[k];
+            k += 1;
+            match o {
+                Out::Schedule { at, timer } => self.queue.push(at, Event::Medium { medium: m, timer }),
+                Out::Number { packet } => {
+                    let via = self.packets.get(packet).via as usize;
+                    let from = self.routes.ifaces[via].from.index();
+                    number(&mut self.nodes[from], self.packets.get_mut(packet));
                 }
-                return;
-            }
-            Verdict::Pass => (SimDuration::ZERO, false),
-            Verdict::Delay(d) => (d, false),
-            Verdict::Hold(d) => (d, true),
-        };
-        if held {
-            pipe.counters.held_outage += 1;
-            if let Some(n) = impair::route_notice(&mut pipe.impairments, now) {
-                self.schedule_notice(&p, n);
-            }
-        }
-        let at = now + self.pipes[k].delay + extra;
-        let slot = self.packets.insert(p);
-        self.queue.push(at, Event::PipeOut { iface: iface as u32, packet: slot });
-    }
-
-    /// Put a packet on interface `i`. On a link, radio time follows the sending radio's airtime
-    /// of the frame, not the link's serialization (docs/models/energy.md, "Airtime"): the sending
-    /// radio transmits from the start of serialization; the far radio receives during the same
-    /// airtime, ending when the frame arrives. A frame dropped by the queue costs no radio time;
-    /// one lost on the link costs transmit time only. On a channel, the MAC reports every
-    /// frame's airtime.
-    fn transmit(&mut self, i: usize, p: Packet) {
-        let wire_len = p.wire_len();
-        let link = match &mut self.ifaces[i] {
-            Iface::Link(link) => link,
-            Iface::Channel { .. } => return self.channel_send(i, p),
-        };
-        let (from, to) = (link.from, link.to);
-        let mut p = p;
-        p.via = i as u32;
-        match link.send(self.now, wire_len, p.ect()) {
-            Fate::QueueFull => {}
-            Fate::Lost { start, end, notice } => {
-                self.on_the_air(i, from, &mut p, wire_len, start, end, notice);
-            }
-            Fate::Arrives { start, end, at, ce, notice } => {
-                if ce {
-                    if let Body::Tcp(seg) = &mut p.body {
-                        seg.ecn = Ecn::Ce;
-                    }
+                Out::Sent { packet, start, end } => {
+                    let p = self.packets.get(packet);
+                    self.capture_frame(p.via as usize, &p, start);
+                    self.count_out(p.flow, p.from, p.ttl, end, p.wire_len());
                 }
-                let air = self.on_the_air(i, from, &mut p, wire_len, start, end, notice);
-                self.nodes[to].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, wire_len);
-                let slot = self.packets.insert(p);
-                self.queue.push(at, Event::Arrive { node: to as u32, packet: slot });
+                Out::Deliver { packet, node, at } => {
+                    let p = self.packets.get(packet);
+                    let slot = self.packets.insert(p);
+                    self.queue.push(at, Event::Arrive { node, packet: slot });
+                }
+                Out::Free { packet } => {
+                    self.packets.take(packet);
+                }
+                Out::Radio { node, what } => what.log(&mut self.nodes[node as usize].radio),
+                Out::Notice { packet, notice } => {
+                    let p = self.packets.get(packet);
+                    self.schedule_notice(p.flow, p.from, notice);
+                }
+                Out::PassOn { packet, iface } => self.transmit(iface, packet),
             }
         }
+        self.out.truncate(from);
     }
 
-    /// A frame interface `iface` put on the wire during `[start, end)`: count it, number it at
-    /// its source, capture it, log the sending radio's airtime, pass on a route notice; returns
-    /// the airtime.
-    #[allow(clippy::too_many_arguments)]
-    fn on_the_air(&mut self, iface: usize, from: usize, p: &mut Packet, wire_len: u32, start: SimTime, end: SimTime, notice: Option<crate::net::impair::RouteNotice>) -> SimDuration {
-        self.number(from, p);
-        self.capture_frame(iface, p, start);
-        self.count_out(p, end);
-        let tx = &mut self.nodes[from];
-        let air = tx.airtime.of_frame(wire_len, start, end);
-        tx.radio.transmit_frame(start, start + air, wire_len);
+    /// A frame a link put on the wire ([`medium::Frame`]): mark it, number it at its source,
+    /// capture it, count it, log the radios' airtime, pass on a route notice and schedule its
+    /// arrival.
+    #[inline]
+    fn on_the_air(&mut self, f: medium::Frame) {
+        let medium::Frame { packet, bytes, start, end, ce, from, air, arrives, notice } = f;
+        let p = self.packets.get_mut(packet);
+        if ce {
+            if let Body::Tcp(seg) = &mut p.body {
+                seg.ecn = Ecn::Ce;
+            }
+        }
+        number(&mut self.nodes[from as usize], p);
+        let (flow, side, ttl, via) = (p.flow, p.from, p.ttl, p.via);
+        if self.capture.is_some() {
+            let p = self.packets.get(packet);
+            self.capture_frame(via as usize, &p, start);
+        }
+        self.count_out(flow, side, ttl, end, bytes);
+        self.nodes[from as usize].radio.transmit_frame(start, start + air, bytes);
         if let Some(n) = notice {
-            self.schedule_notice(p, n);
+            self.schedule_notice(flow, side, n);
         }
-        air
+        match arrives {
+            Some((to, at)) => {
+                self.nodes[to as usize].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, bytes);
+                self.queue.push(at, Event::Arrive { node: to, packet });
+            }
+            None => {
+                self.packets.take(packet);
+            }
+        }
     }
 
-    /// What left each link by the end of the run (`None` for a channel's interfaces).
-    fn link_counters(&mut self) -> Vec<Option<LinkCounters>> {
+    /// What left each interface by the end of the run.
+    fn iface_counters(&mut self) -> Vec<LinkCounters> {
         let end = self.now;
-        self.ifaces
-            .iter_mut()
-            .map(|i| match i {
-                Iface::Link(l) => Some(l.counters_at(end)),
-                Iface::Channel { .. } => None,
-            })
-            .collect()
+        self.routes.ifaces.iter().map(|e| self.media[e.via.medium as usize].counters(e.via.port, end)).collect()
     }
 
-    /// Keep in the capture only what left each link by the end of the run: a link's frames are
-    /// captured in the order they start, so those are its first `packets_sent` frames.
+    /// Keep in the capture only what left each interface by the end of the run: an interface's
+    /// frames are captured in the order they start, so those are its first `packets_sent` frames
+    /// (a link reports a frame as it is handed in, before its serialization ends).
     fn trim_capture(&mut self) {
-        let counters = self.link_counters();
+        let counters = self.iface_counters();
         if let Some(c) = &mut self.capture {
             for (frames, counters) in c.links.iter_mut().zip(counters) {
-                if let Some(counters) = counters {
-                    frames.frames.truncate(counters.packets_sent as usize);
-                }
+                frames.frames.truncate(counters.packets_sent as usize);
             }
-        }
-    }
-
-    /// Node `from` hands `p` to an interface: if `from` is its source (it was not forwarded
-    /// yet), number it; a node numbers its packets from 1.
-    fn number(&mut self, from: usize, p: &mut Packet) {
-        if p.ttl == capture::TTL {
-            let tx = &mut self.nodes[from];
-            tx.last_ip_id = tx.last_ip_id.wrapping_add(1);
-            p.ip_id = tx.last_ip_id;
         }
     }
 
@@ -855,27 +852,26 @@ impl<'a> NetWorld<'a> {
     }
 
     /// `p` leaves an interface at `end`: on its first hop, its flow end's bytes count then.
-    fn count_out(&mut self, p: &Packet, end: SimTime) {
-        if p.ttl == capture::TTL {
-            self.flows[p.flow as usize].out[p.from as usize].push(self.now, end, p.wire_len());
+    #[inline]
+    fn count_out(&mut self, flow: u32, from: End, ttl: u8, end: SimTime, wire_len: u32) {
+        if ttl == capture::TTL {
+            self.flows[flow as usize].out[from as usize].push(self.now, end, wire_len);
         }
     }
 
     /// A packet that crossed interface `via` arrived at its far end.
+    #[inline]
     fn count_arrival(&mut self, via: usize) {
-        match &mut self.ifaces[via] {
-            Iface::Link(link) => link.arrived(),
-            Iface::Channel { counters, .. } => counters.packets_delivered += 1,
-        }
+        let Via { medium, port } = self.routes.ifaces[via].via;
+        self.media[medium as usize].arrived(port);
     }
 
     /// ELFN: the node before the break tells the flow's sending end at once (a route error with
     /// no delay of its own; docs/models/network.md).
-    fn schedule_notice(&mut self, p: &Packet, n: crate::net::impair::RouteNotice) {
-        let side = p.from;
-        self.queue.push(n.fail_at, Event::RouteNotice { flow: p.flow, side, restored: false });
+    fn schedule_notice(&mut self, flow: u32, side: End, n: crate::net::impair::RouteNotice) {
+        self.queue.push(n.fail_at, Event::RouteNotice { flow, side, restored: false });
         if let Some(t) = n.restore_at {
-            self.queue.push(t, Event::RouteNotice { flow: p.flow, side, restored: true });
+            self.queue.push(t, Event::RouteNotice { flow, side, restored: true });
         }
     }
 
@@ -1017,7 +1013,7 @@ impl<'a> NetWorld<'a> {
         };
         let w_s = window_end.as_secs_f64();
         let run_end = self.now;
-        let link_counters = self.link_counters();
+        let iface_counters = self.iface_counters();
 
         // Seed 004's Tmax and seed 001's bottleneck for each flow (docs/models/metrics.md).
         let (tmax_of, bottleneck_of) = self.flow_capacities();
@@ -1114,9 +1110,17 @@ impl<'a> NetWorld<'a> {
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
         let mut priced: Vec<Vec<NodeMetering>> = vec![Vec::with_capacity(net.nodes.len()); self.profiles.len()];
-        // A traced flow's source keeps its radio timeline: the trace reads its states.
-        let traced_node = self.trace.as_ref().map(|(f, _)| net.flows[*f].src.index());
-        let mut timeline = None;
+        // A traced node, or a traced flow's source, keeps its radio timeline: the trace reads it.
+        let mut timelines: Vec<Option<meter::RadioTimeline>> = vec![None; net.nodes.len()];
+        let mut traced = vec![false; net.nodes.len()];
+        for &n in &self.traced_nodes {
+            traced[n] = true;
+        }
+        for (f, t) in self.traces.iter().enumerate() {
+            if t.is_some() {
+                traced[net.flows[f].src.index()] = true;
+            }
+        }
         for (n, cfg) in net.nodes.iter().enumerate() {
             let profile = &cfg.profile.profile;
             let nd = &mut self.nodes[n];
@@ -1128,11 +1132,11 @@ impl<'a> NetWorld<'a> {
             }
             let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, window_end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
             let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
-            let e = if traced_node == Some(n) && battery.is_none() {
+            let e = if traced[n] && battery.is_none() {
                 let frames = log.frames_before(window_end);
                 let tl = meter::radio_timeline(log, window_end, policy, timeout, profile.radio.wake_time);
                 let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
-                timeline = Some(tl);
+                timelines[n] = Some(tl);
                 e
             } else {
                 meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, policy, timeout, served[n], battery.as_mut())
@@ -1149,35 +1153,40 @@ impl<'a> NetWorld<'a> {
                     forward_cycles: nd.cpu.other_cycles,
                     cpu_ops,
                     battery: battery.map(|b| b.result(window_end.0)),
+                    trace: None,
                 },
             );
         }
 
         let mut links = BTreeMap::new();
         let mut wire_bytes = 0;
-        for (i, e) in self.routes.ifaces.iter().enumerate() {
-            match (&self.ifaces[i], link_counters[i]) {
-                (Iface::Link(_), Some(c)) => {
-                    wire_bytes += c.bytes_sent;
-                    let key = format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name);
-                    links.insert(key, c);
-                }
-                (Iface::Channel { counters, .. }, _) => wire_bytes += counters.bytes_sent,
-                (Iface::Link(_), None) => unreachable!("every link's counters were read"),
+        for (e, c) in self.routes.ifaces.iter().zip(iface_counters) {
+            wire_bytes += c.bytes_sent;
+            // A link's directions are listed in the record's `links`; a channel's pairs with it.
+            if let Medium::Link(_) = self.media[e.via.medium as usize] {
+                links.insert(self.iface_name(e), c);
             }
         }
         let channels = self.channel_results();
         let pipes = net
             .pipes
             .iter()
-            .zip(&self.pipes)
-            .map(|(cfg, p)| (format!("{}->{}", cfg.from, cfg.to), p.counters))
+            .zip(self.media.iter().filter_map(|m| if let Medium::Pipe(p) = m { Some(p.counters) } else { None }))
+            .map(|(cfg, c)| (format!("{}->{}", cfg.from, cfg.to), c))
             .collect();
 
-        if let (Some((f, trace)), Some(tl)) = (self.trace.take(), timeline) {
+        // Traces (not for a node with a battery, which is metered as its battery drains).
+        for (f, trace) in std::mem::take(&mut self.traces).into_iter().enumerate() {
             let src = net.flows[f].src.index();
-            let profile = &net.nodes[src].profile.profile;
-            flows[f].trace = Some(trace.finish(&tl, profile, &mut self.nodes[src].cpu));
+            if let (Some(trace), Some(tl)) = (trace, &timelines[src]) {
+                let profile = &net.nodes[src].profile.profile;
+                flows[f].trace = Some(trace.finish(tl, profile, &mut self.nodes[src].cpu, window_end));
+            }
+        }
+        for &n in &self.traced_nodes {
+            if let (Some(tl), Some(rec)) = (&timelines[n], nodes.get_mut(&net.nodes[n].name)) {
+                rec.trace = Some(crate::metrics::trace::node_power(tl, &net.nodes[n].profile.profile, &mut self.nodes[n].cpu, window_end));
+            }
         }
 
         let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
@@ -1222,18 +1231,31 @@ impl<'a> NetWorld<'a> {
 }
 
 impl NetWorld<'_> {
+    /// An interface's name in the record: `from->to`.
+    fn iface_name(&self, e: &crate::net::routing::IfaceEnds) -> String {
+        format!("{}->{}", self.net.nodes[e.from.index()].name, self.net.nodes[e.to.index()].name)
+    }
+
+    /// Each channel's counters, medium occupancy and used interfaces, for the record.
+    fn channel_results(&self) -> BTreeMap<String, ChannelResult> {
+        let links = self.net.links.len() as u32;
+        let mut out = BTreeMap::new();
+        for (k, cfg) in self.net.channels.iter().enumerate() {
+            let m = links + k as u32;
+            let Medium::Channel(ch) = &self.media[m as usize] else { continue };
+            let name = |port| self.routes.ifaces.iter().find(|e| e.via == Via { medium: m, port }).map(|e| self.iface_name(e));
+            out.insert(cfg.name.clone(), ch.result(cfg, self.now, &name));
+        }
+        out
+    }
+
     /// Each flow's Tmax (its fair share of its bottleneck: the least, over its route's hops, of
     /// the hop's rate over the flows that cross it) and its bottleneck rate (bit/s).
     fn flow_capacities(&self) -> (Vec<f64>, Vec<f64>) {
         let net = self.net;
         let rate = |i: usize| -> f64 {
-            match self.routes.ifaces[i].via {
-                Via::Link { link, reverse } => {
-                    let l = &net.links[link];
-                    (if reverse { l.reverse.as_ref().map_or(0, |r| r.rate) } else { l.forward.rate }) as f64
-                }
-                Via::Channel { channel, .. } => net.channels[channel].data_rate as f64,
-            }
+            let Via { medium, port } = self.routes.ifaces[i].via;
+            medium::spec(net, medium).rate_bps(port) as f64
         };
         let hops: Vec<Vec<usize>> =
             net.flows.iter().map(|f| self.routes.path(f.src, f.dst).unwrap_or_default().iter().map(|h| h.index()).collect()).collect();

@@ -1,0 +1,112 @@
+//! A point-to-point link as a medium: port 0 is its forward direction (first node to second),
+//! port 1 its reverse one when it has one. Each direction is a `net::link::Link` (queue,
+//! serialization, impairments, propagation), which needs no timers: a frame's fate is known when
+//! it is handed in, so it is reported at once ([`Frame`]).
+//!
+//! Radio time follows the sending radio's airtime of the frame, not the link's serialization
+//! (docs/models/energy.md, "Airtime"): the sending radio transmits from the start of
+//! serialization; the far radio receives during the same airtime, ending when the frame arrives.
+//! A frame dropped by the queue costs no radio time; one lost on the link costs transmit time only.
+
+use super::{Frame, Handed, Out};
+use crate::config::network::{NetLink, NetworkConfig, NodeId};
+use crate::config::serde_units::format_rate;
+use crate::energy::airtime::RadioAirtime;
+use crate::error::EngineError;
+use crate::net::link::{Fate, Link, LinkCounters};
+use crate::units::SimTime;
+
+/// Forward then, if the link has one, reverse.
+pub fn ports(l: &NetLink, each: &mut dyn FnMut(u32, NodeId, NodeId)) {
+    each(0, l.ends[0], l.ends[1]);
+    if l.reverse.is_some() {
+        each(1, l.ends[1], l.ends[0]);
+    }
+}
+
+pub fn rate_bps(l: &NetLink, port: u32) -> u64 {
+    match (port, &l.reverse) {
+        (1, Some(r)) => r.rate,
+        _ => l.forward.rate,
+    }
+}
+
+/// Each direction is fed by its sending node's radio.
+pub fn check_radio_rates(l: &NetLink, net: &NetworkConfig, k: usize) -> Result<(), EngineError> {
+    let dirs = [(Some(&l.forward), 0usize, "forward"), (l.reverse.as_ref(), 1, "reverse")];
+    for (cfg, end, key) in dirs {
+        let Some(cfg) = cfg else { continue };
+        let node = &net.nodes[l.ends[end].index()];
+        let Some(phy) = node.profile.profile.radio.phy else { continue };
+        if cfg.rate > phy.rate {
+            let name = node.profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
+            return Err(EngineError::config(
+                format!("links.{k}.{key}.rate"),
+                format!(
+                    "{} is faster than the radio of node {:?}{name}: its radio.phy.rate is {}, so this rate must be at most {} \
+                     (give the node a profile whose radio is faster, or without a PHY, for a wired hop)",
+                    format_rate(cfg.rate),
+                    node.name,
+                    format_rate(phy.rate),
+                    format_rate(phy.rate),
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One direction in a run, with the sending radio's airtime per frame.
+#[derive(Debug)]
+struct Direction {
+    link: Link,
+    air: RadioAirtime,
+}
+
+/// A link in a run: its directions, indexed by port.
+#[derive(Debug)]
+pub struct LinkMedium {
+    dirs: Vec<Direction>,
+}
+
+impl LinkMedium {
+    /// `seed` and the link's keys name each direction's random streams; `net` gives the sending
+    /// nodes' radios.
+    pub fn new(l: &NetLink, net: &NetworkConfig, seed: u64) -> Self {
+        let mut dirs = Vec::with_capacity(2);
+        let mut add = |cfg, from: NodeId, to: NodeId, key: &str| {
+            let air = RadioAirtime::new(&net.nodes[from.index()].profile.profile);
+            dirs.push(Direction { link: Link::new(cfg, from.index(), to.index(), l.frame_overhead, seed, key), air });
+        };
+        add(&l.forward, l.ends[0], l.ends[1], &l.keys[0]);
+        if let Some(r) = &l.reverse {
+            add(r, l.ends[1], l.ends[0], &l.keys[1]);
+        }
+        Self { dirs }
+    }
+
+    #[inline]
+    pub fn send(&mut self, now: SimTime, port: u32, p: Handed, out: &mut Vec<Out>) -> Option<Frame> {
+        let d = &mut self.dirs[port as usize];
+        let (from, to) = (d.link.from as u32, d.link.to as u32);
+        let (start, end, arrives, ce, notice) = match d.link.send(now, p.wire_len, p.ect) {
+            Fate::QueueFull => {
+                out.push(Out::Free { packet: p.packet });
+                return None;
+            }
+            Fate::Lost { start, end, notice } => (start, end, None, false, notice),
+            Fate::Arrives { start, end, at, ce, notice } => (start, end, Some((to, at)), ce, notice),
+        };
+        let air = d.air.of_frame(p.wire_len, start, end);
+        Some(Frame { packet: p.packet, bytes: p.wire_len, start, end, ce, from, air, arrives, notice })
+    }
+
+    #[inline]
+    pub fn arrived(&mut self, port: u32) {
+        self.dirs[port as usize].link.arrived();
+    }
+
+    pub fn counters(&mut self, port: u32, end: SimTime) -> LinkCounters {
+        self.dirs[port as usize].link.counters_at(end)
+    }
+}
