@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from scapy.layers.inet import IP, TCP, UDP
@@ -146,31 +147,8 @@ def test_routers_take_one_off_the_ttl_and_udp_datagrams_carry_their_length_rfc79
     assert syns and "WScale" in dict(syns[0].options), "the SACK flow offered window scaling"
 
 
-# Four stations in one 802.11 collision domain relay a -> b -> c -> d: every ordered pair is an
-# interface (docs/models/wifi.md), but only the neighbours on the route exchange frames.
-CHANNEL_CHAIN = """
-name = "capture-channel"
-seed = 1
-stop_after = "600s"
-routes = [["a", "b", "c", "d"], ["d", "c", "b", "a"]]
-[tcp]
-variant = "sack"
-[nodes]
-a = {}
-b = {}
-c = {}
-d = {}
-[[channels]]
-name = "adhoc"
-nodes = ["a", "b", "c", "d"]
-data_rate = "11Mbps"
-basic_rate = "2Mbps"
-[[flows]]
-name = "bulk"
-from = "a"
-to = "d"
-traffic = { kind = "bulk", bytes = "100kB" }
-"""
+# Four stations in one 802.11 collision domain relay a -> b -> c -> d (the engine tests use it too).
+CHANNEL_CHAIN = (Path(__file__).resolve().parents[1] / "crates/engine/tests/data/wifi-relay4.toml").read_text()
 
 
 def test_channel_pairs_that_never_exchange_a_frame_get_no_file_and_the_command_lists_the_files(cli, tmp_path):

@@ -280,27 +280,7 @@ fn channel_pairs_that_never_exchange_a_frame_get_no_file() {
     // hears each other is an interface (docs/models/wifi.md, Interfaces), but only neighbours on
     // the route send frames, so a-c, a-d, b-d and their reverses carry nothing; the record
     // leaves them out of `interfaces`, and the capture writes no file for them.
-    let text = r#"
-stop_after = "600s"
-routes = [["a", "b", "c", "d"], ["d", "c", "b", "a"]]
-[tcp]
-variant = "sack"
-[nodes]
-a = {}
-b = {}
-c = {}
-d = {}
-[[channels]]
-name = "adhoc"
-nodes = ["a", "b", "c", "d"]
-data_rate = "11Mbps"
-basic_rate = "2Mbps"
-[[flows]]
-name = "bulk"
-from = "a"
-to = "d"
-traffic = { kind = "bulk", bytes = "100kB" }
-"#;
+    let text = include_str!("data/wifi-relay4.toml");
     let (r, cap) = captured_network(text, 1);
     assert!(r.complete);
     assert_eq!(cap.links.len(), 12, "every ordered pair of the four stations is an interface");

@@ -78,13 +78,26 @@ fn run(
     trace_flows: Option<Vec<String>>,
     trace_nodes: Vec<String>,
 ) -> PyResult<String> {
-    let text = scenario_json.to_owned();
     let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
+    simulate(py, scenario_json, seed, overrides, RunOptions { trace, force, ..Default::default() }, profiles, select).map(|(r, _)| r)
+}
+
+/// One run with the GIL released: the record as JSON and the capture's pcap files, if any.
+fn simulate(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    opts: RunOptions,
+    profiles: Profiles,
+    select: TraceSelect,
+) -> PyResult<(String, Vec<(String, Vec<u8>)>)> {
+    let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
-            let opts = RunOptions { trace, force, ..Default::default() };
-            tcpenergy_engine::run_selected(&s, seed, opts, &select, &sets).map(|(r, _)| r.to_json())
+            let (record, capture) = tcpenergy_engine::run_selected(&s, seed, opts, &select, &sets)?;
+            Ok((record.to_json(), capture.map(|c| c.pcap_files()).unwrap_or_default()))
         }))
     });
     guarded(py, || match result {
@@ -110,22 +123,9 @@ fn run_captured(
     trace_flows: Option<Vec<String>>,
     trace_nodes: Vec<String>,
 ) -> PyResult<(String, Vec<(String, PyObject)>)> {
-    let text = scenario_json.to_owned();
     let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
-    let result = py.allow_threads(move || {
-        catch_unwind(AssertUnwindSafe(|| {
-            let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
-            let opts = RunOptions { trace, capture: true, force, ..Default::default() };
-            let (record, capture) = tcpenergy_engine::run_selected(&s, seed, opts, &select, &sets)?;
-            let record = record.to_json();
-            let files = capture.map(|c| c.pcap_files()).unwrap_or_default();
-            Ok((record, files))
-        }))
-    });
-    let (record, files) = guarded(py, || match result {
-        Ok(r) => r,
-        Err(p) => std::panic::resume_unwind(p),
-    })?;
+    let opts = RunOptions { trace, capture: true, force, ..Default::default() };
+    let (record, files) = simulate(py, scenario_json, seed, overrides, opts, profiles, select)?;
     let files = files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into_any().unbind())).collect();
     Ok((record, files))
 }
