@@ -8,7 +8,7 @@ use crate::units::SimTime;
 /// Children per heap node.
 const ARITY: usize = 4;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 struct Entry<E> {
     /// Time in the high 64 bits, insertion sequence in the low: one comparison orders both.
     key: u128,
@@ -16,13 +16,13 @@ struct Entry<E> {
 }
 
 #[derive(Debug)]
-pub struct EventQueue<E: Copy> {
+pub struct EventQueue<E> {
     heap: Vec<Entry<E>>,
     seq: u64,
     last_popped: u64,
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E> EventQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
         Self { heap: Vec::with_capacity(n), seq: 0, last_popped: 0 }
     }
@@ -30,30 +30,29 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn push(&mut self, at: SimTime, event: E) {
         debug_assert!(at.0 >= self.last_popped, "event scheduled in the past");
-        let item = Entry { key: (at.0 as u128) << 64 | self.seq as u128, event };
+        let key = (at.0 as u128) << 64 | self.seq as u128;
         self.seq += 1;
-        // Sift up: move parents down into the hole until the item's place is found.
         let mut i = self.heap.len();
-        self.heap.push(item);
+        self.heap.push(Entry { key, event });
         while i > 0 {
             let parent = (i - 1) / ARITY;
-            let p = self.heap[parent];
-            if p.key <= item.key {
+            if self.heap[parent].key <= key {
                 break;
             }
-            self.heap[i] = p;
+            self.heap.swap(i, parent);
             i = parent;
         }
-        self.heap[i] = item;
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let last = self.heap.pop()?;
-        let top = match self.heap.first() {
+        let top = match self.heap.first_mut() {
             None => last,
-            Some(&top) => {
-                self.sift_down(last);
+            Some(root) => {
+                let key = last.key;
+                let top = std::mem::replace(root, last);
+                self.sift_root_down(key);
                 top
             }
         };
@@ -63,33 +62,36 @@ impl<E: Copy> EventQueue<E> {
         Some((SimTime(t), top.event))
     }
 
-    /// Put `item` in the root's place, moving smaller children up until it fits.
+    /// Move the root entry (of key `key`) down below its smaller children until it fits.
     #[inline]
-    fn sift_down(&mut self, item: Entry<E>) {
+    fn sift_root_down(&mut self, key: u128) {
         let n = self.heap.len();
         let mut i = 0;
         loop {
             let first = i * ARITY + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + ARITY).min(n);
-            let mut c = first;
-            let mut ck = self.heap[first].key;
-            for j in first + 1..end {
-                let k = self.heap[j].key;
-                if k < ck {
-                    c = j;
-                    ck = k;
+            let (c, ck) = if first + ARITY <= n {
+                // All four children: the smallest by a two-round tournament.
+                let k = [self.heap[first].key, self.heap[first + 1].key, self.heap[first + 2].key, self.heap[first + 3].key];
+                let (a, ak) = if k[1] < k[0] { (1, k[1]) } else { (0, k[0]) };
+                let (b, bk) = if k[3] < k[2] { (3, k[3]) } else { (2, k[2]) };
+                if bk < ak { (first + b, bk) } else { (first + a, ak) }
+            } else if first < n {
+                let mut c = first;
+                for j in first + 1..n {
+                    if self.heap[j].key < self.heap[c].key {
+                        c = j;
+                    }
                 }
+                (c, self.heap[c].key)
+            } else {
+                return;
+            };
+            if key <= ck {
+                return;
             }
-            if item.key <= ck {
-                break;
-            }
-            self.heap[i] = self.heap[c];
+            self.heap.swap(i, c);
             i = c;
         }
-        self.heap[i] = item;
     }
 
     pub fn len(&self) -> usize {
