@@ -119,12 +119,14 @@ impl Endpoint {
     }
 
     /// The CPU operations performed since the world last drained them, oldest first.
+    #[inline]
     pub fn ops(&mut self) -> &mut OpLog {
         &mut self.ops
     }
 
     /// Move what the sender and the receiver reported to the endpoint's log. Called after every
     /// call into one of them, so the log keeps the order in which the work was done.
+    #[inline]
     fn collect_ops(&mut self) {
         self.ops.append(self.sender.ops());
         if let Some(r) = &mut self.receiver {

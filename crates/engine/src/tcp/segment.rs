@@ -140,6 +140,7 @@ impl Segment {
     /// 32-bit boundary (MSS 4, SACK-permitted 2, timestamps 10, window scale 3: 19 -> 20, as
     /// Linux lays them out). On other segments each option is aligned on its own with two NOPs,
     /// as BSD and Linux send them: timestamps 12, SACK 4 + 8n.
+    #[inline]
     pub fn options_len(&self) -> u32 {
         if let Some(s) = self.syn {
             let raw = OPT_MSS
@@ -154,6 +155,7 @@ impl Segment {
     }
 
     /// IPv4 + TCP header bytes, or E2TCP's compact header.
+    #[inline]
     pub fn header_len(&self) -> u32 {
         if self.compact {
             return super::e2tcp::header::header_len(self);
@@ -162,6 +164,7 @@ impl Segment {
     }
 
     /// Total IP packet bytes.
+    #[inline]
     pub fn wire_len(&self) -> u32 {
         self.header_len() + self.len
     }
