@@ -130,7 +130,7 @@ fn the_checker_names_a_path_into_the_models_and_passes_allowed_ones() {
                   use crate::net::routing::RouteTable;\n\
                   use crate::{units::SimDuration, tcp::segment};\n\
                   // crate::sim in a comment is not a dependency\n\
-                  let p: crate::energy::profile::DeviceProfile = todo!();\n\
+                  let p: crate::energy::profile::DeviceProfile = load();\n\
                   let x = my_crate::sim::run();\n\
                   let y = super::super::capture::Capture::default();\n";
     assert_eq!(
