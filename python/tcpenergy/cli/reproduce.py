@@ -4,12 +4,12 @@
 # The reproductions import pandas, DuckDB and matplotlib inside the command, so other commands start fast.
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
 from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
-from tcpenergy.reproduce import describe, known_papers, registry
+from tcpenergy.reproduce import describe, known_papers, readings, registry
 from tcpenergy.reproduce.networks import DEFAULT_NETWORK, NETWORKS, PATH, TESTBED, recorded_network
 
 
@@ -46,6 +46,14 @@ def reproduce_command(
              "at node c (and seed 000's Table 1 also with RTS/CTS on), 'path' on the 2 Mbit/s path abstraction "
              f"(default: {DEFAULT_NETWORK}, 2-4x faster). A rerun into the same --out keeps its network unless "
              "this is given. See docs/reproduce/seed-000.md.")] = None,
+    reading: Annotated[Optional[List[str]], typer.Option(
+        "--reading", metavar="KEY=ALT",
+        help="Run on another reading of what the paper leaves open (its Readings table in "
+             "docs/reproduce/seed-00N.md; repeatable). Default: the readings taken.")] = None,
+    alternatives: Annotated[bool, typer.Option(
+        "--alternatives",
+        help="Also run every other alternative of each reading (one changed at a time) into "
+             "OUT/alternatives/ and write OUT/alternatives.json: the claims each one flips.")] = False,
 ) -> None:
     """Run a seed paper's experiments, check its claims, and write a report.
 
@@ -73,6 +81,16 @@ def reproduce_command(
         fail(f"--network must be one of {', '.join(NETWORKS)}, got {network!r}", EXIT_USAGE)
     if network is not None and paper not in network_papers:
         fail(f"{paper} has no --network; it applies to {', '.join(network_papers)}", EXIT_USAGE)
+    try:
+        chosen = readings.parse_assignments(reading)
+        readings.check(paper, registry.package(paper).__name__, chosen)
+    except readings.ReadingError as err:
+        fail(str(err), EXIT_USAGE)
+    if chosen and (alternatives or sensitivity is not None):
+        fail("--reading cannot be combined with --alternatives or --sensitivity (they run the taken "
+             "readings)", EXIT_USAGE)
+    if alternatives and sensitivity is not None:
+        fail("--alternatives and --sensitivity are separate runs; give one", EXIT_USAGE)
     if sensitivity is not None:
         # The profile sweep sets the single-path form's sender and receiver profiles, and rewrites
         # OUT's report from a path reproduction: neither fits a testbed reproduction.
@@ -86,7 +104,10 @@ def reproduce_command(
 
     with reporting_errors():
         try:
-            outcome = _reproduce(paper, out, quick, jobs, part, network)
+            if alternatives:
+                _alternatives(paper, out, quick, jobs, part, network)
+                return
+            outcome = _reproduce(paper, out, quick, jobs, part, network, chosen)
         except KeyboardInterrupt:
             typer.echo("interrupted: every run that ended so far is stored in "
                        f"{out / 'runs.duckdb'}; run the same command again to resume", err=True)
@@ -94,6 +115,7 @@ def reproduce_command(
     tally = outcome.tally
     typer.echo(f"{paper}: {sum(tally.values())} claims: {tally['holds']} hold, "
                f"{tally['does_not_hold']} do not hold, {tally.get('consistency', 0)} consistency checks, "
+               f"{tally.get('fit', 0)} fit, "
                f"{tally['not_modelled']} not modelled "
                f"({outcome.runs} runs, {_completeness(outcome)}, {outcome.wall_s:.1f} s)")
     typer.echo(f"claims: {out / 'claims.json'}")
@@ -108,7 +130,7 @@ def reproduce_command(
 
 
 def _reproduce(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Optional[str],
-               network: Optional[str]):
+               network: Optional[str], chosen: Optional[dict] = None):
     """The reproduction; seeds 000 and 002 on ``network`` (None: the one OUT's reproduction ran on,
     else the command line's default)."""
     from tcpenergy.reproduce import reproduce
@@ -117,10 +139,28 @@ def _reproduce(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Op
         typer.echo(message, err=True)
 
     if not registry.paper(paper).networks:
-        return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part, log=log)
-    chosen = network or recorded_network(out) or DEFAULT_NETWORK
-    log(f"network: {chosen}" + ("" if chosen == PATH else " (802.11b chain a-b-c-d, Dummynet at c)"))
-    return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, log=log, network=chosen)
+        return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, part=part, log=log, readings=chosen)
+    net = network or recorded_network(out) or DEFAULT_NETWORK
+    log(f"network: {net}" + ("" if net == PATH else " (802.11b chain a-b-c-d, Dummynet at c)"))
+    return reproduce(paper, out, quick=quick, jobs=jobs, progress=True, log=log, network=net, readings=chosen)
+
+
+def _alternatives(paper: str, out: Path, quick: bool, jobs: Optional[int], part: Optional[str],
+                  network: Optional[str]) -> None:
+    """Every alternative reading, one changed at a time; prints the claims each one flips."""
+    from tcpenergy.reproduce import alternatives as run_alternatives
+
+    def log(message: str) -> None:
+        typer.echo(message, err=True)
+
+    options = {"part": part} if part is not None else {}
+    if registry.paper(paper).networks:
+        options["network"] = network or recorded_network(out) or DEFAULT_NETWORK
+    summary = run_alternatives(paper, out, quick=quick, jobs=jobs, progress=True, log=log, **options)
+    for entry in summary["alternatives"]:
+        flips = ", ".join(f"{f['id']} ({f['taken']} -> {f['alternative']})" for f in entry["flips"]) or "none"
+        typer.echo(f"{entry['reading']} = {entry['alternative']}: flips {flips}")
+    typer.echo(f"alternatives: {out / 'alternatives.json'}")
 
 
 def _completeness(outcome) -> str:

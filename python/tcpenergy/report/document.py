@@ -75,6 +75,7 @@ details.evidence > summary { font-weight: normal; }
 .status-does_not_hold { background: #f8d7d5; color: #8a1c13; }
 .status-not_modelled { background: #e6e6e6; color: #444; }
 .status-consistency { background: #d7e7f8; color: #143f73; }
+.status-fit { background: #efe3f7; color: #4b1f66; }
 span[class^="status-"] { padding: 0.05rem 0.4rem; border-radius: 0.3rem; white-space: nowrap; }
 /* "holds if KEY ..." under a claim's status, from sensitivity sweeps (report/sensitivity.py). */
 .sensitivity-note { font-size: 0.8rem; margin-top: 0.3rem; }

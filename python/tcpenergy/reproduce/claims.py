@@ -36,7 +36,10 @@ NOT_MODELLED = "not_modelled"
 # Holds, but could not have failed in the model (an identity of the energy model, an option with no
 # modelled cost, arithmetic): reported apart and never counted as reproduced.
 CONSISTENCY = "consistency"
-STATUSES = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, NOT_MODELLED)
+# Judged, but its paper's numbers were used to choose a reading of the setup (reproduce/readings.py):
+# reported apart with the verdict of its rule (``judged``), never counted as reproduced.
+FIT = "fit"
+STATUSES = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, FIT, NOT_MODELLED)
 
 # How an ordering is judged. MEANS: the paper compared mean values (seed 000's Table 4 says so), so
 # a < b when mean a is below mean b by more than the tie tolerance, a ~= b when the means are within
@@ -510,10 +513,11 @@ def judge(entry: Mapping[str, Any], evaluate: Callable[[], Verdict], attempted=N
 # --------------------------------------------------------------------------------------------
 
 _BADGE = {HOLDS: "holds", DOES_NOT_HOLD: "does not hold", CONSISTENCY: "consistency",
-          NOT_MODELLED: "not modelled"}
+          FIT: "fit", NOT_MODELLED: "not modelled"}
 _COUNTED = {HOLDS: "hold", DOES_NOT_HOLD: "do not hold", CONSISTENCY: "consistency checks (cannot fail "
-            "in the model, not counted as reproduced)", NOT_MODELLED: "not modelled"}
-SUMMARY_ORDER = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, NOT_MODELLED)
+            "in the model, not counted as reproduced)", FIT: "fit (their numbers chose a reading of the "
+            "setup, not counted as reproduced)", NOT_MODELLED: "not modelled"}
+SUMMARY_ORDER = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, FIT, NOT_MODELLED)
 INDICATIVE_NOTE = ("Indicative verdicts: this is a --quick run (3 seeds per setting instead of 10); verdicts "
                    "can change on a full run.")
 FOLD_AT = 240  # evidence longer than this (characters) is folded in <details>

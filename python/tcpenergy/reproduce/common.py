@@ -258,10 +258,14 @@ def run_and_judge(paper_id: str, exps: Sequence[Experiment], out_dir: Path, *, q
     import time
 
     from tcpenergy.reproduce import claims as claims_mod
+    from tcpenergy.reproduce import readings
 
     started = time.perf_counter()
     add = add_metrics or (lambda runs: runs)
     out_dir, sweeps_dir, store_path = output_layout(out_dir)
+    choice = readings.current()
+    if choice is not None:
+        readings.record_in(out_dir, choice)
     if prepare is not None:
         prepare(out_dir)
 
@@ -283,6 +287,7 @@ def run_and_judge(paper_id: str, exps: Sequence[Experiment], out_dir: Path, *, q
     frame = stored_runs()
     runs = add(select_runs(frame, exps))
     results = evaluate(add(select_runs(frame, exps, all_runs=True)), claims_mod.load_claims(claims), quick=quick)
+    results = readings.mark_fit(results, choice)
     claims_mod.write_claims_json(results, out_dir / "claims.json")
     files = write_report(runs, results, out_dir, exps, quick=quick) if report else []
     return Outcome(out_dir, results, claims_mod.tally(results), len(runs), time.perf_counter() - started,

@@ -1,0 +1,177 @@
+"""The generated parts of ``docs/reproduce/seed-00N.md``: verdict tallies, the claims that hold with
+their figures, and the Readings table, produced from a reproduction's output so they cannot drift.
+
+    python -m tcpenergy.reproduce.docs seed-003 OUT          # OUT: a finished `tcpenergy reproduce` directory
+    python -m tcpenergy.reproduce.docs --check               # every document matches its recorded results
+
+The first form copies OUT/claims.json (and OUT/alternatives.json, when ``--alternatives`` ran) to
+``docs/reproduce/results/seed-003/`` and rewrites the document's generated sections, each between
+``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``. Text outside them is written by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from tcpenergy.reproduce import claims as C
+from tcpenergy.reproduce import readings as R
+from tcpenergy.reproduce import registry
+
+SECTIONS = ("verdicts", "readings")
+RESULTS = "results"
+
+
+def _cell(text: Any) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _is_quick(records: Sequence[Mapping[str, Any]]) -> bool:
+    return any(r.get("indicative") for r in records)
+
+
+def verdicts_section(paper: str, records: Sequence[Mapping[str, Any]]) -> str:
+    """The tally per status and every claim's verdict with its evidence (the figures behind it)."""
+    counts = C.tally(records)
+    run = "a --quick run (3 seeds per setting; indicative)" if _is_quick(records) else "a full run"
+    lines = [f"Verdicts of `tcpenergy reproduce {paper}` ({run}), from `results/{paper}/claims.json`.", "",
+             "| status | claims |", "|---|---|"]
+    for status in C.SUMMARY_ORDER:
+        lines.append(f"| {C._BADGE[status]} | {counts[status]} |")
+    lines.append(f"| total | {sum(counts.values())} |")
+    for status in C.SUMMARY_ORDER:
+        chosen = [r for r in records if r["status"] == status]
+        if not chosen:
+            continue
+        lines += ["", f"**{C._BADGE[status].capitalize()}** ({len(chosen)}):", "",
+                  "| claim | evidence |" if status == C.HOLDS else "| claim | evidence | why |",
+                  "|---|---|" if status == C.HOLDS else "|---|---|---|"]
+        for r in chosen:
+            row = [r["id"], _cell(r.get("evidence", ""))]
+            if status != C.HOLDS:
+                row.append(_cell(r.get("explanation") or ""))
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def readings_section(paper: str, declared: Mapping[str, R.Reading],
+                     flips: Optional[Mapping[str, Any]]) -> str:
+    """The Readings table: the open parameter, the reading taken, its evidence and procedure, the
+    alternatives and the claims each one flips (from ``results/<paper>/alternatives.json``)."""
+    if not declared:
+        return "This reproduction declares no readings (`readings.yaml`)."
+    by_alt: Dict[tuple, List[Mapping[str, str]]] = {}
+    if flips:
+        for entry in flips.get("alternatives", []):
+            by_alt[(entry["reading"], entry["alternative"])] = entry["flips"]
+    source = (f"`results/{paper}/alternatives.json` ({'--quick' if flips.get('quick') else 'full'} runs)"
+              if flips else "no `--alternatives` run recorded yet")
+    lines = [f"Each open parameter, the reading taken and its evidence; the claims each other alternative "
+             f"flips come from {source}. Claims marked fit had their numbers used for the choice.", "",
+             "| reading | open parameter | taken | evidence and procedure | fit | alternatives and the claims they flip |",
+             "|---|---|---|---|---|---|"]
+    for key, reading in declared.items():
+        alts = []
+        for name, text in reading.alternatives.items():
+            if name == reading.taken:
+                continue
+            if (key, name) in by_alt:
+                flipped = by_alt[(key, name)]
+                what = ", ".join(f"{f['id']} ({f['taken'].replace('_', ' ')} to {f['alternative'].replace('_', ' ')})"
+                                 for f in flipped) or "no claim flips"
+            else:
+                what = "not run"
+            alts.append(f"`{name}`: {text}; flips: {what}")
+        lines.append("| " + " | ".join([
+            f"`{key}`", _cell(reading.parameter),
+            f"`{reading.taken}`: {_cell(reading.alternatives[reading.taken])}",
+            _cell(f"{reading.evidence} Procedure: {reading.procedure}"),
+            ", ".join(reading.fit) or "none", _cell("<br>".join(alts))]) + " |")
+    return "\n".join(lines)
+
+
+def _marker(name: str) -> tuple:
+    return f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
+
+
+def splice(document: str, name: str, body: str, where: str) -> str:
+    """``document`` with the generated section ``name`` replaced by ``body`` (ValueError when the
+    document lacks its markers)."""
+    start, end = _marker(name)
+    i, j = document.find(start), document.find(end)
+    if i < 0 or j < i:
+        raise ValueError(f"{where}: no generated section {name!r} (expected the lines {start!r} and {end!r})")
+    return document[: i + len(start)] + "\n" + body.rstrip() + "\n" + document[j:]
+
+
+def _load(path: Path) -> Optional[Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def render(paper: str, docs_dir: Path) -> str:
+    """The document of ``paper`` with its generated sections made from ``docs_dir/results/<paper>/``."""
+    doc_path = docs_dir / f"{paper}.md"
+    results = docs_dir / RESULTS / paper
+    records = _load(results / "claims.json")
+    if records is None:
+        raise FileNotFoundError(f"{results / 'claims.json'}: no recorded results for {paper}; run "
+                                f"`python -m tcpenergy.reproduce.docs {paper} OUT` after a reproduction")
+    declared = R.load(registry.package(paper).__name__)
+    text = doc_path.read_text(encoding="utf-8")
+    text = splice(text, "verdicts", verdicts_section(paper, records), str(doc_path))
+    text = splice(text, "readings", readings_section(paper, declared, _load(results / R.FLIPS)), str(doc_path))
+    return text
+
+
+def update(paper: str, out_dir: Path, docs_dir: Path) -> Path:
+    """Copy a reproduction's results into the docs and rewrite the paper's generated sections."""
+    out_dir = Path(out_dir)
+    if not (out_dir / "claims.json").exists():
+        raise FileNotFoundError(f"{out_dir / 'claims.json'}: not a finished reproduction directory")
+    results = docs_dir / RESULTS / paper
+    results.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(out_dir / "claims.json", results / "claims.json")
+    if (out_dir / R.FLIPS).exists():
+        shutil.copyfile(out_dir / R.FLIPS, results / R.FLIPS)
+    text = render(paper, docs_dir)
+    (docs_dir / f"{paper}.md").write_text(text, encoding="utf-8")
+    return docs_dir / f"{paper}.md"
+
+
+def stale(docs_dir: Path) -> List[str]:
+    """The papers whose document differs from what its recorded results generate."""
+    out = []
+    for paper in registry.known_papers():
+        if not (docs_dir / RESULTS / paper / "claims.json").exists():
+            continue
+        if render(paper, docs_dir) != (docs_dir / f"{paper}.md").read_text(encoding="utf-8"):
+            out.append(paper)
+    return out
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tcpenergy.reproduce.docs", description=__doc__.split("\n")[0])
+    parser.add_argument("paper", nargs="?", choices=registry.known_papers())
+    parser.add_argument("out", nargs="?", type=Path, help="the reproduction's output directory")
+    parser.add_argument("--docs", type=Path, default=Path("docs/reproduce"), help="default: docs/reproduce")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a document is out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        found = stale(args.docs)
+        for paper in found:
+            print(f"{args.docs / (paper + '.md')}: generated sections out of date; run "
+                  f"`python -m tcpenergy.reproduce.docs {paper} OUT`", file=sys.stderr)
+        return 1 if found else 0
+    if args.paper is None or args.out is None:
+        parser.error("give PAPER and OUT, or --check")
+    print(update(args.paper, args.out, args.docs))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
