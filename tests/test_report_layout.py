@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from tcpenergy.report.layout import (
+    axis_name,
     axis_title,
     condition_title,
     duration_ms,
@@ -63,9 +64,17 @@ def test_titles_carry_units_and_loss_reads_as_a_percentage():
     assert condition_title([loss, "label.path.mtu"], [0.05, 1500]) == "loss 5 % · MTU 1500"
 
 
-def test_a_network_links_impairment_probability_reads_as_loss_too():
-    assert axis_title("label.links.3.forward.impairments.0.p", pd.Series([0.2])) == "loss (%)"
-    assert axis_title("label.links.0.reverse.impairments.1.p", pd.Series([0.2])) == "reverse loss (%)"
+def test_a_network_links_impairment_probability_reads_as_that_links_loss():
+    assert axis_title("label.links.3.forward.impairments.0.p", pd.Series([0.2])) == "link 3 loss (%)"
+    assert axis_title("label.links.0.reverse.impairments.1.p", pd.Series([0.2])) == "link 0 reverse loss (%)"
+
+
+def test_other_network_keys_are_named_in_words_not_as_raw_keys():
+    # Issue #26 (reports): axes were labelled `channels.0.impairments.0.p`.
+    assert axis_title("label.channels.0.impairments.0.p", pd.Series([0.01])) == "channel 0 loss (%)"
+    assert axis_name("label.links.2.forward.delay") == "link 2 forward delay"
+    assert axis_name("label.nodes.a.profile") == "node a device profile"
+    assert axis_name("label.flows.0.tcp.variant") == "flow 0 variant"
 
 
 def test_labels_that_are_lists_or_missing_become_groupable_values():
@@ -83,7 +92,7 @@ def test_labels_that_are_lists_or_missing_become_groupable_values():
     ("label.rtt", ["15ms"], "RTT (ms)"),
     ("label.rtt_range", ["10-20 ms"], "RTT range"),
     ("label.path.mtu", [512], "MTU (bytes)"),
-    ("label.tcp.min_rto", ["200ms"], "tcp.min_rto (ms)"),
+    ("label.tcp.min_rto", ["200ms"], "minimum RTO (ms)"),
 ])
 def test_known_axes_are_named_with_their_unit(column, series, title):
     assert axis_title(column, pd.Series(series)) == title

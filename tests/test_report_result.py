@@ -36,3 +36,14 @@ def test_idle_energy_row_points_to_a_note_saying_it_is_the_whole_node_not_the_ra
     assert "whole node's energy (platform, radio and CPU together)" in note
     assert "not the radio's idle state alone" in note
     assert "Idealized energy = total - idle energy" in note
+
+
+def test_a_bulk_flow_shows_no_latency_because_its_one_message_latency_is_its_completion_time():
+    # docs/models/metrics.md: latency_ms is per application message; a bulk transfer is one
+    # message, so its "latency" is the completion time (issue #26, reports).
+    from tcpenergy.report.result import _latency
+
+    bulk = {"traffic": "bulk", "latency_ms": {"mean": 122717.9, "p95": 122717.9}}
+    voice = {"traffic": "cbr", "latency_ms": {"mean": 71.25, "p95": 90.5}}
+    assert _latency(bulk, "mean") == "-" and _latency(bulk, "p95") == "-"
+    assert _latency(voice, "mean") == "71.250"

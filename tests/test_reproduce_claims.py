@@ -79,7 +79,7 @@ def test_consistency_check_that_passes_is_its_own_status_with_the_reason():
     assert v.status == C.CONSISTENCY and "by definition" in v.explanation
     assert C.consistency(False, "r = 0.2", "by definition", "inconsistent").status == C.DOES_NOT_HOLD
     records = [{"status": C.CONSISTENCY}, {"status": C.HOLDS}, {"status": C.DOES_NOT_HOLD}]
-    assert C.tally(records) == {C.HOLDS: 1, C.DOES_NOT_HOLD: 1, C.CONSISTENCY: 1, C.NOT_MODELLED: 0}
+    assert C.tally(records) == {C.HOLDS: 1, C.DOES_NOT_HOLD: 1, C.CONSISTENCY: 1, C.FIT: 0, C.NOT_MODELLED: 0}
     with pytest.raises(ValueError):
         C.Verdict(C.CONSISTENCY, "evidence")  # needs the reason it cannot fail
 
@@ -269,3 +269,14 @@ def test_s000_c35_fails_when_every_variant_moves_the_same_way():
     assert v.status == C.DOES_NOT_HOLD, v.evidence
     specific = _bursty_vs_matched({"sack": -0.05, "reno": -0.001, "newreno": 0.0})
     assert E0.c35(specific, {}).status == C.HOLDS
+
+
+def test_the_checklist_names_the_paper_once_and_each_row_gives_its_place_in_it():
+    # Issue #26 (reports): the checklist repeated the paper's title in each of 49 rows.
+    paper = 'A. Author, "A Paper"'
+    records = [{"id": f"X-C0{i}", "status": C.HOLDS, "claim": "a < b", "where": f"Sec {i}",
+                "source": f"{paper}, Sec {i}", "evidence": "`code` here", "explanation": None} for i in (1, 2)]
+    _, body, markdown = C.checklist_section(records, "Intro.")
+    assert markdown.count(paper) == 1 and body.count("A Paper") == 1
+    assert "| X-C01 | Sec 1 |" in markdown
+    assert "<code>code</code>" in body and "`code`" not in body

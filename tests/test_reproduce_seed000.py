@@ -206,3 +206,21 @@ def test_scenario_writer_round_trips_through_toml(tmp_path):
 def test_leading_tie_is_empty_without_a_tie_for_best():
     assert E._leading_tie(K.parse_chain("tau[NewReno] > tau[Reno] > tau[SACK]")) == set()
     assert E._leading_tie(K.parse_chain("tau[SACK] ~= tau[NewReno] > tau[Reno]")) == {"sack", "newreno"}
+
+
+def test_table4_puts_our_relations_and_means_beside_the_papers_chain():
+    # Issue #26 (reports): the "ours" columns of the Table 4 comparison were empty in every row.
+    from tcpenergy.reproduce.seed000 import _table4_section, table4_ours
+
+    same, ranked = table4_ours("E_I[NewReno] < E_I[Reno] ~= E_I[SACK]",
+                               {"SACK": 3.775, "NewReno": 3.774, "Reno": 3.772})
+    assert same == "E_I[NewReno] ~= E_I[Reno] ~= E_I[SACK] (NewReno 3.774, Reno 3.772, SACK 3.775)"
+    assert ranked == "E_I[Reno] ~= E_I[NewReno] ~= E_I[SACK]"
+    same, ranked = table4_ours("tau[SACK] > tau[NewReno] > tau[Reno]", {"SACK": 33.4, "NewReno": 31.5, "Reno": 30.4})
+    assert same.startswith("tau[SACK] > tau[NewReno] > tau[Reno]") and ranked == "tau[Reno] < tau[NewReno] < tau[SACK]"
+    record = {"id": "S000-C13", "where": "Table 4, MTU 512 / 1% loss, row E_I", "status": "does_not_hold",
+              "claim": "E_I[NewReno] < E_I[Reno] ~= E_I[SACK]",
+              "data": {"SACK": 3.775, "NewReno": 3.774, "Reno": 3.772}}
+    _, _, markdown = _table4_section([record])
+    row = markdown.splitlines()[-1].split(" | ")
+    assert all(cell.strip() for cell in row), row

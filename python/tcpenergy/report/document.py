@@ -25,7 +25,7 @@ from tcpenergy.report import metrics as catalogue
 from tcpenergy.report.cells import node_stats
 from tcpenergy.report.figures import FigureFile, write_figures
 from tcpenergy.report.metrics import Metric, View
-from tcpenergy.report.markup import details, html_table
+from tcpenergy.report.markup import details, html_table, inline
 from tcpenergy.report.layout import (
     VARIANT,
     Layout,
@@ -113,11 +113,18 @@ def _table_section(heading: str, intro: str, header, rows, numeric_from: int = 0
     table = html_table(header, rows, numeric_from)
     if fold is not None and len(rows) > FOLD_ROWS:
         table = details(fold, table)
-    return (heading, f"<p>{html.escape(intro)}</p>\n{table}", f"{intro}\n\n{_md_table(header, rows)}")
+    return (heading, f"<p>{inline(intro)}</p>\n{table}", f"{intro}\n\n{_md_table(header, rows)}")
 
 
-def _overview_section(runs: pd.DataFrame, layout: Layout) -> Section:
+def _overview_section(runs: pd.DataFrame, layout: Layout, level: float, all_runs: Optional[int]) -> Section:
     items = overview(runs, layout)
+    if all_runs is not None and all_runs != len(runs):
+        # A reproduction draws its figures from some sweeps; the others serve single claims.
+        items[0] = ("Runs", f"{items[0][1]} in the figures and tables below, of {all_runs} in this "
+                            "reproduction (the others are read by single claims, in the checklist)")
+    items.append(("Confidence level", f"{level * 100:g} % (Student t intervals over the per-seed means). "
+                  "Sweep reports default to 95 % (tcpenergy report --level); reproductions use the level "
+                  "their claims are judged at: the paper's own where it states one, else 90 %"))
     return ("Overview",
             html_table(None, [[k, v] for k, v in items]),
             "\n".join(f"- **{k}**: {v}" for k, v in items))
@@ -133,7 +140,7 @@ def _fixed_section(runs: pd.DataFrame) -> Optional[Section]:
     # Three settings per row: the list is long (30-odd keys) but each entry is short.
     wide = [sum(([k, v] for k, v in common[i:i + 3]), []) for i in range(0, len(common), 3)]
     wide = [row + [""] * (6 - len(row)) for row in wide]
-    body = f"<p>{html.escape(intro)}</p>\n{html_table(['setting', 'value'] * 3, wide)}"
+    body = f"<p>{inline(intro)}</p>\n{html_table(['setting', 'value'] * 3, wide)}"
     md = f"{intro}\n\n{_md_table(['setting', 'value'], rows)}"
     if per_sweep:
         sweep_rows = [[name, "; ".join(f"{k} = {v}" for k, v in own) or "-"] for name, own in per_sweep]
@@ -177,8 +184,10 @@ def _rank_section(table: Optional[pd.DataFrame], per_x: Optional[pd.DataFrame], 
              f"{axis_name(layout.x) if layout.x else 'the runs'}); "
              f"neighbours are joined by ≈ when their {level * 100:g} % confidence intervals "
              f"overlap (intervals from the per-seed means of complete runs; seeds = complete seeds "
-             f"behind the least-replicated mean)." + (f" {legend}." if legend else ""))
-    body = f"<p>{html.escape(intro)}</p>\n{html_table(header, rows)}"
+             f"behind the least-replicated mean)." + (f" {legend}." if legend else "")
+             + " Symbols: " + "; ".join(f"{m.symbol} = {m.title[0].lower() + m.title[1:]} ({m.unit})"
+                                       for m in metrics) + ".")
+    body = f"<p>{inline(intro)}</p>\n{html_table(header, rows)}"
     md = f"{intro}\n\n{_md_table(header, rows)}"
     if per_x is not None and len(per_x):
         x_cols = [*layout.panels, layout.x]
@@ -217,7 +226,7 @@ def _figure_section(figures: Sequence[FigureFile], view: View) -> Section:
         shown = "One figure per metric, sender and receiver"
     intro = (f"{shown}; every panel of a figure shares its "
              "y scale, which is logarithmic when the values span more than a decade.")
-    return ("Figures", f"<p>{html.escape(intro)}</p>\n" + "\n".join(blocks),
+    return ("Figures", f"<p>{inline(intro)}</p>\n" + "\n".join(blocks),
             intro + "\n\n" + "\n\n".join(md))
 
 
@@ -336,7 +345,8 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
                  extra_sections: Sequence[Section] = (), level: float = 0.95,
                  layout: Optional[Layout] = None,
                  summary_sections: Sequence[Section] = (),
-                 figure_metrics: Optional[Sequence[catalogue.Metric]] = None) -> ReportPaths:
+                 figure_metrics: Optional[Sequence[catalogue.Metric]] = None,
+                 all_runs: Optional[int] = None) -> ReportPaths:
     """Write index.html, report.md, figures/*.png|svg, summary.csv, ranking.csv and
     ranking_per_x.csv into out_dir, and nodes.csv for network runs.
 
@@ -346,7 +356,8 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
     colour-coded claims summary using the ``status-*`` CSS classes); ``extra_sections`` come
     right after the overview and the fixed settings, e.g. a claims checklist. ``level`` is the
     confidence level of every interval. ``layout`` overrides the inferred axis roles;
-    ``figure_metrics`` the metrics drawn (a reproduction draws its paper's axes).
+    ``figure_metrics`` the metrics drawn (a reproduction draws its paper's axes); ``all_runs``: how
+    many runs the whole reproduction holds when ``runs_df`` is the part its figures draw.
 
     The metrics are those of ``metrics.view_of(runs_df)``: the sender and receiver of a single
     flow, or the whole network's totals when some run has several flows. Runs of a network also
@@ -378,7 +389,7 @@ def write_report(runs_df: pd.DataFrame, out_dir: Union[str, Path], title: str = 
         sensitivity_section, sensitivity_files = sensitivity.section(sweeps, stage) if sweeps else (None, [])
         if sweeps:
             extra_sections = sensitivity.annotate_checklist(extra_sections, sweeps)
-        sections = [*summary_sections, _overview_section(runs_df, layout), _fixed_section(runs_df),
+        sections = [*summary_sections, _overview_section(runs_df, layout, level, all_runs), _fixed_section(runs_df),
                     *extra_sections, sensitivity_section,
                     _rank_section(ranking, per_x, runs_df, layout, ranked, level),
                     _figure_section(figures, view) if figures else None,

@@ -132,9 +132,11 @@ def use_log_scale(values: Sequence[float]) -> bool:
 def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float = 0.95):
     """The figure for one metric: a Figure on an Agg canvas, leaving pyplot's state alone.
 
-    Every panel shares one y scale (panels are conditions to compare against each other); the
-    scale is logarithmic when the figure's values span more than a decade (``use_log_scale``),
-    unless the metric asks for a linear axis (``Metric.linear``)."""
+    Each panel has its own y scale: the conditions differ by orders of magnitude (1 % against 10 %
+    loss) while the lines within a panel, the variants a claim compares, differ by a few per cent,
+    which one shared scale would flatten (the summary tables compare across conditions). A panel's
+    scale is logarithmic when its values span more than a decade (``use_log_scale``), unless the
+    metric asks for a linear axis (``Metric.linear``)."""
     by = [*layout.panels, *(c for c in (layout.line, layout.x) if c is not None)]
     stats = cell_stats(runs, by, metric.column, level)
     lines = ordered_values(runs[layout.line]) if layout.line else [None]
@@ -142,13 +144,13 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
     x_values = sorted(positions.values())
     span = (x_values[-1] - x_values[0]) or 1.0
     n_rows, n_cols, places = _grid(runs, layout.panels)
-    fig = Figure(figsize=(max(PANEL_SIZE[0] * n_cols, MIN_WIDTH), PANEL_SIZE[1] * n_rows + 0.9),
+    fig = Figure(figsize=(max(PANEL_SIZE[0] * n_cols, MIN_WIDTH), PANEL_SIZE[1] * n_rows + 1.4),
                  constrained_layout=True)
     FigureCanvasAgg(fig)
-    axes = fig.subplots(n_rows, n_cols, squeeze=False, sharex=True, sharey=True)
+    axes = fig.subplots(n_rows, n_cols, squeeze=False, sharex=True, sharey=False)
     for ax in axes.flat:
         ax.set_visible(False)
-    plotted: List[float] = []
+    plotted: Dict[Tuple[int, int], List[float]] = {}
     used = {(row, col) for row, col, _ in places}
     # Panels whose x axis is labelled: the lowest one in each column.
     bottom = {(row, col): (row + 1, col) not in used for row, col in used}
@@ -163,7 +165,7 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
             mean = cells["mean"].astype(float) * metric.scale
             ci_low = cells["ci_low"].astype(float) * metric.scale
             ci_high = cells["ci_high"].astype(float) * metric.scale
-            plotted += [*mean.dropna(), *ci_low.dropna(), *ci_high.dropna()]
+            plotted.setdefault((row, col), []).extend([*mean.dropna(), *ci_low.dropna(), *ci_high.dropna()])
             low = (mean - ci_low).clip(lower=0.0).fillna(0.0)
             high = (ci_high - mean).clip(lower=0.0).fillna(0.0)
             shift = DODGE * span * (i - (len(lines) - 1) / 2)
@@ -172,7 +174,7 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
                         label=format_value(layout.line or "", line) if line is not None else None)
         if layout.panels:
             # Wrapped so a long condition name stays within its panel.
-            ax.set_title(textwrap.fill(condition_title(layout.panels, values), TITLE_CHARS), fontsize=8)
+            ax.set_title(textwrap.fill(condition_title(layout.panels, values), TITLE_CHARS), fontsize=10)
         ax.grid(True, alpha=0.3)
         if col == 0:
             ax.set_ylabel(f"{metric.symbol} ({metric.unit})")
@@ -192,12 +194,16 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
         if bottom[(row, col)]:
             ax.set_xlabel(axis_title(layout.x, runs[layout.x]) if layout.x else "")
     # A bounded index stays linear: only a wide interval (few seeds) could make it span decades.
-    if not metric.linear and use_log_scale(plotted):
-        first.set_yscale("log")
+    for (row, col), values in plotted.items():
+        if not metric.linear and use_log_scale(values):
+            axes[row][col].set_yscale("log")
     if layout.line:
-        first.legend(title=axis_name(layout.line), fontsize=7, title_fontsize=7)
+        handles, labels = first.get_legend_handles_labels()
+        fig.legend(handles, labels, title=axis_name(layout.line), loc="outside lower center",
+                   ncols=min(len(labels), 6), fontsize=9, title_fontsize=9, frameon=False)
+    scales = "; each panel has its own y scale" if len(places) > 1 else ""
     fig.suptitle(f"{metric.title}\nmean ± {level * 100:g} % confidence interval over seeds "
-                 f"(complete runs only)", fontsize=10)
+                 f"(complete runs only){scales}", fontsize=11)
     return fig
 
 
@@ -217,7 +223,9 @@ def write_figures(runs: pd.DataFrame, layout: Layout, out_dir: Path,
         with rc_context({"svg.hashsalt": "tcpenergy"}):
             fig.savefig(out_dir / svg, metadata={"Date": None})
         caption = f"{metric.title} ({metric.unit}) against {x_name}"
-        if fig.axes and fig.axes[0].get_yscale() == "log":
-            caption += " (log scale: the values span more than a decade)"
+        logs = [ax for ax in fig.axes if ax.get_visible() and ax.get_yscale() == "log"]
+        if logs:
+            caption += (" (log scale: the values span more than a decade)" if len(logs) == len(
+                [ax for ax in fig.axes if ax.get_visible()]) else " (log scale in the panels whose values span more than a decade)")
         files.append(FigureFile(metric, caption, png, svg, float(fig.get_figwidth())))
     return files

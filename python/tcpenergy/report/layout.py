@@ -27,11 +27,23 @@ VARIANT_ORDER = ("tahoe", "reno", "newreno", "sack", "ecn-elfn", "e2tcp", "gaimd
 # Every known axis's display name and unit lives here, so figures, tables and titles agree.
 _NAMES = {"rtt": "RTT", "rtt_range": "RTT range", "loss": "loss", "path.mtu": "MTU",
           "tcp.variant": "variant", "tcp.stack": "TCP stack", "traffic.bytes": "transfer size",
-          "energy.radio_policy": "radio policy"}
+          "energy.radio_policy": "radio policy", "energy.sender": "sender profile",
+          "energy.receiver": "receiver profile"}
 # RTT ranges carry their unit in each tick ("10-20 ms"), so the title has none.
 _UNITS = {"rtt": "ms", "loss": "%", "path.mtu": "bytes", "traffic.bytes": "bytes"}
 # A single path's or a network link's impairment probability (path.forward..., links.3.forward...).
 _IMPAIRMENT_P = re.compile(r"(?:path|links\.\d+)\.(forward|reverse)\.impairments\.\d+\.p$")
+# An 802.11 channel's or a pipe's impairment probability (channels.0.impairments.0.p, pipes.1...).
+_MEDIUM_P = re.compile(r"(channels|pipes)\.(\d+)\.impairments\.\d+\.p$")
+# The last part of a key in words, for keys without a name of their own.
+_LEAF_NAMES = {"p": "loss", "mtu": "MTU", "rate": "rate", "delay": "delay", "queue": "queue",
+               "variant": "variant", "bytes": "transfer size", "rts_threshold": "RTS threshold",
+               "profile": "device profile", "radio_policy": "radio policy", "stack": "TCP stack",
+               "every": "interval", "duration": "duration", "capacity": "battery capacity",
+               "min_rto": "minimum RTO", "max_rto": "maximum RTO", "initial_rto": "initial RTO",
+               "initial_window": "initial window", "receive_buffer": "receive buffer",
+               "initial_ssthresh": "initial ssthresh"}
+_CONTAINERS = {"links": "link", "channels": "channel", "pipes": "pipe", "flows": "flow", "nodes": "node"}
 _RANGE = re.compile(r"^\s*\[?\s*([0-9.]+)\s*[,-]\s*([0-9.]+)\s*\]?\s*(ms)?\s*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min|h)\s*$")
 _MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
@@ -130,7 +142,7 @@ def _key(column: str) -> str:
 def is_loss_axis(column: str) -> bool:
     """A loss probability: ``label.loss`` or an impairment's ``p`` (stored as 0..1, shown in %)."""
     key = _key(column)
-    return key == "loss" or bool(_IMPAIRMENT_P.match(key))
+    return key == "loss" or bool(_IMPAIRMENT_P.match(key)) or bool(_MEDIUM_P.match(key))
 
 
 def axis_name(column: str) -> str:
@@ -138,8 +150,35 @@ def axis_name(column: str) -> str:
     key = _key(column)
     match = _IMPAIRMENT_P.match(key)
     if match:
-        return "loss" if match.group(1) == "forward" else "reverse loss"
-    return _NAMES.get(key, key)
+        prefix = key.split(".")
+        where = f"link {prefix[1]} " if prefix[0] == "links" else ""
+        return f"{where}{'loss' if match.group(1) == 'forward' else 'reverse loss'}"
+    match = _MEDIUM_P.match(key)
+    if match:
+        return f"{_CONTAINERS[match.group(1)]} {match.group(2)} loss"
+    return _NAMES.get(key) or _key_in_words(key)
+
+
+def _key_in_words(key: str) -> str:
+    """A scenario key read out: ``links.2.forward.delay`` -> ``link 2 forward delay``,
+    ``nodes.a.profile`` -> ``node a device profile``; keys that are not dotted stay as they are."""
+    parts = key.split(".")
+    if len(parts) == 1:
+        return key
+    words: List[str] = []
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if part in _CONTAINERS and i + 1 < len(parts):
+            words.append(f"{_CONTAINERS[part]} {parts[i + 1]}")
+            i += 2
+            continue
+        if part in ("path", "tcp", "traffic", "energy", "impairments") or part.isdigit():
+            i += 1
+            continue
+        words.append(_LEAF_NAMES.get(part, part.replace("_", " ")) if i == len(parts) - 1 else part.replace("_", " "))
+        i += 1
+    return " ".join(words) or key
 
 
 def axis_unit(column: str, series: Optional[pd.Series] = None) -> str:

@@ -4,7 +4,22 @@ the sensitivity report both use them)."""
 from __future__ import annotations
 
 import html
-from typing import Optional, Sequence
+from functools import lru_cache
+from typing import Any, Optional, Sequence
+
+
+@lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    # CommonMark inline syntax (code spans, emphasis, links); raw HTML in the text is escaped.
+    return MarkdownIt("commonmark", {"html": False})
+
+
+def inline(text: Any) -> str:
+    """Report text written in Markdown (`code`, **bold**, links) as escaped HTML, so no backtick or
+    asterisk shows up literally in a rendered report."""
+    return _markdown().renderInline(str(text))
 
 
 def html_table(header: Optional[Sequence[str]], rows: Sequence[Sequence[str]],

@@ -112,6 +112,10 @@ def _energy_table(energy: Mapping[str, Any]) -> Table:
 
 
 def _latency(flow: Mapping[str, Any], key: str) -> str:
+    """A flow's message latency. A bulk transfer is a single message, so the record's latency of a
+    bulk flow is its completion time, not a latency: shown as "-" (docs/models/metrics.md)."""
+    if flow.get("traffic") == "bulk":
+        return "-"
     return fixed((flow.get("latency_ms") or {}).get(key))
 
 

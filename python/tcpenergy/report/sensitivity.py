@@ -15,13 +15,14 @@ import math
 import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from tcpenergy.report.markup import inline
 
 Section = Tuple[str, str, str]  # (heading, HTML body, Markdown body), as in document.py
 
 HEADING = "Sensitivity"
 CHECKLIST = "Claims checklist"  # the heading of tcpenergy.reproduce.claims.checklist_section
 # The report's status colours (document.STYLE), darker so that small cells read at a glance.
-COLOURS = {"holds": "#3c9d4e", "consistency": "#4a86c5", "does_not_hold": "#d0473c", "not_modelled": "#b5b5b5"}
+COLOURS = {"holds": "#3c9d4e", "consistency": "#4a86c5", "fit": "#8e5bb5", "does_not_hold": "#d0473c", "not_modelled": "#b5b5b5"}
 WORDS = {"holds": "holds", "consistency": "consistency", "does_not_hold": "does not hold",
          "not_modelled": "not modelled"}
 FOLD_ROWS = 12
@@ -196,7 +197,7 @@ def section(documents: Sequence[Mapping[str, Any]], stage: Path) -> Tuple[Sectio
     intro = ("Energy claims judged again with one device-profile figure swept in both nodes' profiles "
              "(tcpenergy reproduce --sensitivity KEY): where each holds, and how that reads physically. "
              "The other claims read no energy metric and keep their verdict.")
-    body, md, files = [f"<p>{html.escape(intro)}</p>"], [intro], []
+    body, md, files = [f"<p>{inline(intro)}</p>"], [intro], []
     for document in documents:
         stem = f"sensitivity-{_slug(document['key'])}"
         png, svg = write_figure(document, stage / "figures", stem)

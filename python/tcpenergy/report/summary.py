@@ -115,6 +115,10 @@ def overview(runs: pd.DataFrame, layout: Layout) -> List[Tuple[str, str]]:
 # Scenario inputs among the runs frame's columns; every other column is a result or run metadata.
 _INPUT_ROOTS = ("name", "stop_after", "seed_base")
 _INPUT_PREFIXES = ("path.", "tcp.", "traffic.", "energy.", "cpu.")
+# A network scenario's inputs: its media and flows by index (links.0.forward.rate, flows.1.traffic.kind,
+# channels.0.impairments.0.p) and each node's device profile and battery; the records name media by
+# their ends (links.a->b.packets_sent) and flows by name, so these patterns select inputs only.
+_NETWORK_INPUT = re.compile(r"^((links|channels|pipes|flows)\.\d+\.|nodes\.[^.]+\.(profile|battery\.))")
 _RESULT = re.compile(
     r"^(path\.(forward|reverse)\.(packets_sent|bytes_sent|packets_delivered|dropped_\w+|marked_ce|"
     r"cross_\w+|held_outage)|energy\.(sender|receiver)\..+|energy\.window_s|cpu\.\w+_ops\..+)$")
@@ -129,7 +133,8 @@ def input_columns(runs: pd.DataFrame) -> List[str]:
     chosen: Dict[str, str] = {}
     for c in runs.columns:
         key = c[len(PARAMETERS):] if c.startswith(PARAMETERS) else c
-        if (key in _INPUT_ROOTS or key.startswith(_INPUT_PREFIXES)) and not _RESULT.match(key):
+        if ((key in _INPUT_ROOTS or key.startswith(_INPUT_PREFIXES) or _NETWORK_INPUT.match(key))
+                and not _RESULT.match(key)):
             if key not in chosen or c.startswith(PARAMETERS):
                 chosen[key] = c
     return list(chosen.values())

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.report.anchors import claim_anchor as anchor
+from tcpenergy.report.markup import inline
 
 HOLDS = "holds"
 DOES_NOT_HOLD = "does_not_hold"
@@ -556,9 +557,9 @@ def summary_section(records: Sequence[Mapping[str, Any]], title: str = "Claims s
 def _fold(text: str) -> str:
     text = str(text or "")
     if len(text) <= FOLD_AT:
-        return html.escape(text)
+        return inline(text)
     head = text[:FOLD_AT].rsplit(" ", 1)[0]
-    return f"<details><summary>{html.escape(head)} …</summary>{html.escape(text)}</details>"
+    return f"<details><summary>{inline(head)} …</summary>{inline(text)}</details>"
 
 
 def checklist_section(records: Sequence[Mapping[str, Any]], intro: str) -> Tuple[str, str, str]:
@@ -567,26 +568,37 @@ def checklist_section(records: Sequence[Mapping[str, Any]], intro: str) -> Tuple
     counts = tally(records)
     summary = ", ".join(f"{counts[s]} {_COUNTED[s]}" for s in SUMMARY_ORDER)
     note = INDICATIVE_NOTE if _is_indicative(records) else ""
+    papers = sorted({_paper_of(r) for r in records} - {""})
+    if len(papers) == 1:
+        intro = f"{intro} Claims of {papers[0]}; 'where' is their place in it."
     md = [intro, ""] + ([f"*{note}*", ""] if note else []) + [f"**{len(records)} claims: {summary}.**", "",
-          "| id | source | claim | status | runs | evidence | explanation |", "|---|---|---|---|---|---|---|"]
+          "| id | where | claim | status | runs | evidence | explanation |", "|---|---|---|---|---|---|---|"]
     rows = []
     for r in records:
         runs = f"{r['complete']}/{r['runs']}" if r.get("runs") else ""
-        cells = [r["id"], r.get("source") or r.get("where") or "", r["claim"], _BADGE[r["status"]], runs,
-                 r["evidence"], r.get("explanation") or ""]
+        where = (r.get("where") or r.get("source") or "") if len(papers) == 1 else (r.get("source") or r.get("where") or "")
+        cells = [r["id"], where, r["claim"], _BADGE[r["status"]], runs, r["evidence"], r.get("explanation") or ""]
         md.append("| " + " | ".join(_md(c) for c in cells) + " |")
         rows.append(f'<tr id="{anchor(r["id"])}"><td>{html.escape(r["id"])}</td>'
-                    f"<td>{html.escape(str(cells[1]))}</td><td>{html.escape(r['claim'])}</td>"
+                    f"<td>{inline(cells[1])}</td><td>{html.escape(r['claim'])}</td>"
                     f'<td class="status-{r["status"]}">{html.escape(_BADGE[r["status"]])}</td>'
                     f"<td>{html.escape(runs)}</td><td>{_fold(r['evidence'])}</td>"
                     f"<td>{_fold(r.get('explanation') or '')}</td></tr>")
-    body = (f"<p>{html.escape(intro)}</p>\n"
+    body = (f"<p>{inline(intro)}</p>\n"
             + (f'<p class="indicative"><em>{html.escape(note)}</em></p>\n' if note else "")
             + f"<p><strong>{len(records)} claims: {html.escape(summary)}."
-            "</strong></p>\n<table>\n<thead><tr><th>id</th><th>source</th><th>claim</th><th>status</th>"
+            "</strong></p>\n<table>\n<thead><tr><th>id</th><th>where</th><th>claim</th><th>status</th>"
             "<th>runs (complete/run)</th><th>evidence</th><th>explanation</th></tr></thead>\n<tbody>\n"
             + "\n".join(rows) + "\n</tbody>\n</table>")
     return ("Claims checklist", body, "\n".join(md))
+
+
+def _paper_of(record: Mapping[str, Any]) -> str:
+    """The paper a claim record comes from: its source without the place in the paper."""
+    source, where = str(record.get("source") or ""), str(record.get("where") or "")
+    if where and source.endswith(where):
+        source = source[: -len(where)]
+    return source.rstrip(", ")
 
 
 def _md(text: Any) -> str:

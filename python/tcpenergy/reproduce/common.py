@@ -219,13 +219,13 @@ def select_runs(frame, exps: Sequence[Experiment], all_runs: bool = False):
 
 def table_section(header: Sequence[str], rows: Sequence[Sequence[Any]], intro: str, heading: str):
     """A report section holding one table: ``(heading, html body, markdown)``."""
-    import html as _html
+    from tcpenergy.report.markup import inline
 
     md = [intro, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     md += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    body = (f"<p>{_html.escape(intro)}</p>\n<table>\n<thead><tr>"
-            + "".join(f"<th>{_html.escape(h)}</th>" for h in header) + "</tr></thead>\n<tbody>\n"
-            + "\n".join("<tr>" + "".join(f"<td>{_html.escape(str(c))}</td>" for c in row) + "</tr>"
+    body = (f"<p>{inline(intro)}</p>\n<table>\n<thead><tr>"
+            + "".join(f"<th>{inline(h)}</th>" for h in header) + "</tr></thead>\n<tbody>\n"
+            + "\n".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in row) + "</tr>"
                         for row in rows) + "\n</tbody>\n</table>")
     return (heading, body, "\n".join(md))
 

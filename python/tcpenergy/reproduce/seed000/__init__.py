@@ -17,11 +17,12 @@ scenarios/singh2002-*.toml (which are not shipped in the wheel, so they are buil
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
-from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.reproduce import common, networks
-from tcpenergy.reproduce.claims import paper_file
+from tcpenergy.reproduce.claims import TIE_REL, paper_file
 from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
 from tcpenergy.reproduce.networks import PATH, TESTBED
 from tcpenergy.reproduce.registry import Paper
@@ -404,18 +405,47 @@ def _setup_section(exps: Sequence[Experiment], runs, quick: bool, network: str =
     return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
+def _mean_relation(p: float, q: float) -> str:
+    """'<', '>' or '~=' between two means, a tie within the shared tolerance of the larger."""
+    if abs(p - q) <= TIE_REL * max(abs(p), abs(q)):
+        return "~="
+    return "<" if p < q else ">"
+
+
+def table4_ours(paper_chain: str, means: Mapping[str, float]) -> Tuple[str, str]:
+    """Our side of one Table 4 cell, from the variants' means over the RTT sweep (the claim record's
+    ``data``): the paper's chain with our relation between the same neighbours, in its order, and
+    our variants ordered from the smallest mean up with the relation between neighbours."""
+    metric, _, _ = paper_chain.partition("[")
+    names = re.findall(r"\[([^\]]+)\]", paper_chain)
+    if not names or any(n not in means for n in names):
+        return "", ""
+    same = names[0]
+    for a, b in zip(names, names[1:]):
+        same += f" {_mean_relation(means[a], means[b])} {b}"
+    ranked_names = sorted(names, key=lambda n: means[n])
+    ranked = ranked_names[0]
+    for a, b in zip(ranked_names, ranked_names[1:]):
+        ranked += f" {_mean_relation(means[a], means[b])} {b}"
+    figures = ", ".join(f"{n} {means[n]:.4g}" for n in names)
+    wrap = lambda chain: re.sub(r"(\w+)", lambda m: f"{metric.strip()}[{m.group(1)}]"  # noqa: E731
+                                if m.group(1) in means else m.group(1), chain)
+    return f"{wrap(same)} ({figures})", wrap(ranked)
+
+
 def _table4_section(results: Sequence[Mapping[str, Any]]):
     rows = []
     for r in results:
         if str(r.get("where", "")).startswith("Table 4"):
-            data = r.get("data") or {}
-            rows.append([r["id"], r["where"].replace("Table 4, ", ""), data.get("paper", r["claim"]),
-                         data.get("found", ""), data.get("ranked", ""), r["status"].replace("_", " ")])
+            means = {k: v for k, v in (r.get("data") or {}).items() if isinstance(v, (int, float))}
+            same, ranked = table4_ours(r["claim"], means)
+            rows.append([r["id"], r["where"].replace("Table 4, ", ""), r["claim"], same, ranked,
+                         r["status"].replace("_", " ")])
     intro = ("The paper's Table 4 next to ours: per MTU x loss cell, each variant's mean over the RTT sweep. "
-             "'Ours, same pairs' compares the pairs the paper's chain compares, in its order; 'ours ranked' "
-             "orders the variants by mean (best first) and joins neighbours the same way. '~=': means within "
-             "the tie tolerance (1 %); '<', '>': means ordered beyond it (significance is in each claim's "
-             "evidence).")
+             "'Ours, same pairs' puts our relation between the variants the paper's chain compares, in its "
+             "order, with our means; 'ours ranked' orders our variants from the smallest mean up. '~=': means "
+             "within the tie tolerance (1 % of the larger); '<', '>': means ordered beyond it (confidence "
+             "intervals are in each claim's evidence).")
     return table_section(["claim", "cell", "paper", "ours, same pairs", "ours ranked", "status"], rows, intro,
                          "Table 4: paper vs reproduction")
 
@@ -483,7 +513,7 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
         sections.insert(3, _rtscts_section(runs))
     frame = paper_frame(runs)
     layout = Layout(x="label.rtt", line="label.tcp.variant", panels=(CONDITION,))
-    paths = _write_report(frame, Path(out_dir) / "report", title=TITLE, level=claims_mod.LEVEL,
+    paths = _write_report(frame, Path(out_dir) / "report", title=TITLE, level=claims_mod.LEVEL, all_runs=len(runs),
                           layout=layout, summary_sections=[claims_mod.summary_section(results)],
                           extra_sections=sections)
     return [paths.html, paths.markdown, *paths.figures, *paths.tables]

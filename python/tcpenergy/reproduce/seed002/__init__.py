@@ -481,7 +481,7 @@ def write_report(runs, out_dir: Path, exps: Sequence[Experiment], quick: bool = 
             or c in (CONDITION, RANGE, "label.tcp.variant")]
     plot = plot[keep]
     layout = Layout(x=RANGE, line="label.tcp.variant", panels=(CONDITION,))
-    paths = _write_report(plot, Path(out_dir) / "report", title=TITLE, level=LEVEL, layout=layout,
+    paths = _write_report(plot, Path(out_dir) / "report", title=TITLE, level=LEVEL, layout=layout, all_runs=len(runs),
                           summary_sections=[summary] if summary is not None else (), extra_sections=sections)
     return [paths.html, paths.markdown, *paths.figures, *paths.tables]
 

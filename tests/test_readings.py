@@ -12,7 +12,7 @@ import yaml
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import docs, readings, registry
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "reproduce"
 
 DOCUMENT = {
