@@ -160,3 +160,15 @@ def test_sender_and_receiver_energy_each_get_a_figure(tmp_path):
     files = write_figures(runs, infer_layout(runs), tmp_path)
     titles = [f.metric.title for f in files]
     assert "Total energy per bit (sender)" in titles and "Total energy per bit (receiver)" in titles
+
+
+def test_a_single_panel_figure_keeps_its_title_and_subtitle_inside_the_image():
+    # Issue #26 (reports): the subtitle of single-panel figures ran past the image's edges.
+    runs = frame({"label.tcp.variant": ["reno", "sack"], "path.mtu": [500, 1500]})
+    fig = plot_metric(runs, infer_layout(runs), metrics.GOODPUT, level=0.90)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig._suptitle.get_window_extent(renderer)
+    width, height = fig.canvas.get_width_height()
+    assert box.x0 >= 0 and box.x1 <= width and box.y1 <= height
+    assert "90 % confidence interval" in fig.get_suptitle()

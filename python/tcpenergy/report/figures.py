@@ -202,8 +202,11 @@ def plot_metric(runs: pd.DataFrame, layout: Layout, metric: Metric, level: float
         fig.legend(handles, labels, title=axis_name(layout.line), loc="outside lower center",
                    ncols=min(len(labels), 6), fontsize=9, title_fontsize=9, frameon=False)
     scales = "; each panel has its own y scale" if len(places) > 1 else ""
-    fig.suptitle(f"{metric.title}\nmean ± {level * 100:g} % confidence interval over seeds "
-                 f"(complete runs only){scales}", fontsize=11)
+    # Wrapped to the figure's width (about 12 characters an inch at 11 pt) so that a narrow,
+    # single-panel figure does not clip its subtitle.
+    subtitle = textwrap.fill(f"mean ± {level * 100:g} % confidence interval over seeds (complete runs "
+                             f"only){scales}", int(fig.get_figwidth() * 12))
+    fig.suptitle(f"{metric.title}\n{subtitle}", fontsize=11)
     return fig
 
 

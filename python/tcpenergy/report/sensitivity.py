@@ -13,6 +13,7 @@ import html
 import json
 import math
 import re
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from tcpenergy.report.markup import inline
@@ -23,7 +24,7 @@ HEADING = "Sensitivity"
 CHECKLIST = "Claims checklist"  # the heading of tcpenergy.reproduce.claims.checklist_section
 # The report's status colours (document.STYLE), darker so that small cells read at a glance.
 COLOURS = {"holds": "#3c9d4e", "consistency": "#4a86c5", "fit": "#8e5bb5", "does_not_hold": "#d0473c", "not_modelled": "#b5b5b5"}
-WORDS = {"holds": "holds", "consistency": "consistency", "does_not_hold": "does not hold",
+WORDS = {"holds": "holds", "consistency": "consistency", "fit": "fit", "does_not_hold": "does not hold",
          "not_modelled": "not modelled"}
 FOLD_ROWS = 12
 INDICATIVE = " (indicative: a --quick sweep)"
@@ -109,7 +110,10 @@ def draw_figure(document: Mapping[str, Any]):
     ax.set_ylim(grid.shape[0], 0)
     ax.set_xlabel(f"{document['key']} ({document.get('unit', '')}{', log scale' if log else ''})")
     quick = " (indicative, --quick)" if document.get("quick") else ""
-    ax.set_title(f"{document['paper']}: energy claims vs {document['key']}{quick}")
+    # Wrapped to the figure's width (about 11 characters an inch at this size): a long profile key
+    # would otherwise run past the image's edge.
+    width = fig.get_figwidth()
+    ax.set_title(textwrap.fill(f"{document['paper']}: energy claims vs {document['key']}{quick}", int(width * 11)))
     present = [s for s in order if any(s in r["statuses"] for r in rows)]
     ax.legend(handles=[Patch(color=COLOURS[s], label=WORDS[s]) for s in present], loc="upper left",
               bbox_to_anchor=(1.01, 1.0), frameon=False)
