@@ -67,6 +67,14 @@ class PaperFigure(BaseModel):
     tolerance: Optional[float] = Field(default=None, ge=0)
 
 
+class Separable(BaseModel):
+    """Where the model must separate a tie claim's terms for the tie to be a test: the cells
+    (``where``, one per combination of ``for_each``) whose spread between the terms is measured."""
+    model_config = ConfigDict(extra="forbid")
+    where: Filter = Field(default_factory=dict)
+    for_each: List[str] = Field(default_factory=list)
+
+
 class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid")
     shape: Literal["order", "trend", "ratio", "value", "all"]
@@ -109,6 +117,10 @@ class Rule(BaseModel):
     note: Optional[str] = None
     remark: Optional[str] = None
     consistency: Optional[str] = None
+    # A claim that the terms tie can only fail if the model can tell them apart: when no cell of
+    # ``separable_in`` separates them by more than the tie tolerance, a tie that holds is reported as
+    # a consistency check (it could not have failed), not as reproduced.
+    separable_in: Optional[Separable] = None
 
     @model_validator(mode="after")
     def _shape_keys(self) -> "Rule":
@@ -663,9 +675,33 @@ def judge_entry(rule: Union[Rule, Entry], data: Data,
         return code(data.entry)
     out = _judge_rule(rule, data)
     why_not = rule.why_not or _failed_parts(rule, out)
+    if rule.separable_in is not None and out.ok:
+        spread, where = _largest_spread(rule, data)
+        if spread <= rule.tie:
+            reason = (f"the model never separates {', '.join(rule.terms)} on {data.metric(rule.metric).label or rule.metric} "
+                      f"by more than the {rule.tie:.0%} tie tolerance in the cells where the paper separates "
+                      f"them (largest spread {spread:.2%}, {where}), so this tie could not have failed.")
+            return C.consistency(True, out.text + f" Largest spread between the terms over the comparison "
+                                 f"cells: {spread:.2%} ({where}).", reason, why_not, out.data)
+        out = Outcome(out.ok, out.text + f" The model separates the terms elsewhere (largest spread "
+                      f"{spread:.2%}, {where}), so the tie is a test.", out.data)
     if rule.consistency:
         return C.consistency(out.ok, out.text, rule.consistency, why_not, out.data)
     return C.verdict(out.ok, out.text, why_not, out.data, note=rule.note)
+
+
+def _largest_spread(rule: Rule, data: Data) -> Tuple[float, str]:
+    """The largest relative spread, (max - min) / max of the terms' means, over the cells of
+    ``rule.separable_in``, and the cell it is found in."""
+    sep = rule.separable_in
+    probe = rule.model_copy(update={"where": sep.where, "for_each": sep.for_each})
+    best, at = 0.0, "no cell"
+    for cell in data.cells(probe):
+        means = [data.stat(probe, rule.metric, term, cell).mean for term in rule.terms]
+        top = max(abs(m) for m in means)
+        if top > 0 and (max(means) - min(means)) / top > best:
+            best, at = (max(means) - min(means)) / top, _cell_text(cell) or "the only cell"
+    return best, at
 
 
 def _failed_parts(rule: Rule, out: Outcome) -> str:
