@@ -11,7 +11,7 @@
 //! scenario or reproduction (tests/golden_records.rs and `budget::tests` check the files).
 
 use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, Transport};
-use crate::config::{Impairment, LinkConfig, RadioPolicy, Scenario};
+use crate::config::{Impairment, LinkConfig, RadioPolicy, Scenario, Topology};
 use crate::error::EngineError;
 use crate::plan::Plan;
 use crate::sim::RunOptions;
@@ -204,10 +204,10 @@ impl Keys {
 /// Estimate the run of `s` with `opts` (trace and capture add their records).
 pub fn estimate(s: &Scenario, opts: &RunOptions) -> Estimate {
     let single_net;
-    let (net, keys) = match &s.network {
-        Some(n) => (n, Keys { single: false }),
-        None => {
-            single_net = NetworkConfig::from_single_path(s);
+    let (net, keys) = match &s.topology {
+        Topology::Network(n) => (n, Keys { single: false }),
+        Topology::SinglePath { path, traffic } => {
+            single_net = NetworkConfig::from_single_path(path, traffic, &s.tcp, &s.energy);
             (&single_net, Keys { single: true })
         }
     };
@@ -218,10 +218,11 @@ pub fn estimate(s: &Scenario, opts: &RunOptions) -> Estimate {
 
     // Flows: what each could send on each hop of its route, then no more on a link direction or
     // a channel than it carries in the run (flows sharing it share that).
-    // The routes of a network (a scenario that could not be built was refused when read; the
-    // estimate then takes the single path's segment size).
-    let plan = s.network.as_ref().and_then(|_| Plan::of(s).ok());
-    let loads: Vec<Load> = net.flows.iter().enumerate().map(|(i, f)| load(s, plan.as_ref(), net, f, i, &keys, horizon_s)).collect();
+    // The routes of a network (a scenario that could not be built was refused when read);
+    // without them, as in the single-path form, a flow crosses the one link (`hops`), whose MTU
+    // gives its segment size.
+    let plan = s.network().and_then(|_| Plan::of(s).ok());
+    let loads: Vec<Load> = net.flows.iter().enumerate().map(|(i, f)| load(plan.as_ref(), net, f, i, &keys, horizon_s)).collect();
     let mut demand: std::collections::HashMap<Resource, f64> = Default::default();
     for l in &loads {
         for (h, n) in l.forward.iter().zip(&l.packets) {
@@ -348,13 +349,13 @@ struct Load {
 /// half as many packets again as the data needs.
 const TCP_RESEND: f64 = 1.5;
 
-fn load(s: &Scenario, plan: Option<&Plan>, net: &NetworkConfig, f: &FlowConfig, i: usize, keys: &Keys, horizon_s: f64) -> Load {
+fn load(plan: Option<&Plan>, net: &NetworkConfig, f: &FlowConfig, i: usize, keys: &Keys, horizon_s: f64) -> Load {
     let (forward, back) = hops(plan, net, f);
     let start = f.start.as_secs_f64();
     let end = f.stop.map_or(horizon_s, |t| t.as_secs_f64().min(horizon_s));
     let mut active_s = (end - start).max(0.0);
     let tcp = f.transport == Transport::Tcp;
-    let smss = plan.map_or(s.smss(), |p| p.flows[i].first.smss).max(1) as f64;
+    let smss = plan.map_or_else(|| crate::tcp::segment::smss(net.links[0].mtu, f.tcp.timestamps), |p| p.flows[i].first.smss).max(1) as f64;
     let header = if tcp { crate::tcp::segment::data_header_bytes(f.tcp.timestamps) as f64 } else { 28.0 };
     let name = &f.name;
     let bottleneck = forward.iter().map(|h| h.rate_bps).fold(f64::INFINITY, f64::min);

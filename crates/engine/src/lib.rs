@@ -71,10 +71,9 @@ fn run_network_with(
     trace: Option<&(Vec<usize>, Vec<usize>)>,
     profiles: &[profiles::ProfileSet],
 ) -> Result<(result::network::NetRunResult, Option<Capture>), EngineError> {
-    if scenario.network.is_none() {
+    let Some(net) = scenario.network() else {
         return Err(EngineError::config("", "a single-path scenario ([path], [traffic]): run it with run()"));
-    }
-    let net = scenario.network.as_ref().expect("checked above");
+    };
     let Some(node) = net.stop_on_battery else {
         let world = sim::network::NetWorld::new(scenario, seed)?.with_profiles(profiles);
         let world = if capture { world.with_capture() } else { world };
@@ -201,7 +200,7 @@ pub fn run_selected(
             "a trace gives the power of the scenario's own profile only; trace a run without further profiles",
         ));
     }
-    let Some(net) = &scenario.network else {
+    let Some(net) = scenario.network() else {
         if opts.trace {
             if !select.nodes.is_empty() {
                 return Err(EngineError::config("trace.nodes", "the single-path form traces its sender with its flow; node traces are for networks"));

@@ -8,7 +8,7 @@
 //! A scenario is accepted only if it can be built: [`Scenario::from_toml`], [`Scenario::from_json`]
 //! and [`Scenario::from_value`] parse, validate and then run [`check`].
 
-use crate::config::{FlowTraffic, NetworkConfig, NodeId, Scenario, TcpConfig, Transport};
+use crate::config::{FlowTraffic, NetworkConfig, NodeId, Scenario, TcpConfig, Topology, Transport};
 use crate::error::EngineError;
 use crate::net::routing::{IfaceEnds, RouteError, RouteTable};
 use crate::tcp::segment;
@@ -50,7 +50,7 @@ impl Plan {
     /// The routes and connections of `s`, which must be in the network form
     /// ([`Scenario::as_network`]). Errors name the flow or route that cannot be built.
     pub fn of(s: &Scenario) -> Result<Plan, EngineError> {
-        let Some(net) = &s.network else {
+        let Some(net) = s.network() else {
             return Err(EngineError::Invariant("a plan of a single-path scenario: build it from as_network()".into()));
         };
         let routes = RouteTable::build(net).map_err(|err| match err {
@@ -111,11 +111,14 @@ pub fn iface_mtu(net: &NetworkConfig, e: &IfaceEnds) -> u32 {
 /// The checks a scenario of either form must pass to be built, with errors naming the key of
 /// the form it was written in.
 pub fn check(s: &Scenario) -> Result<(), EngineError> {
-    let Some(net) = &s.network else {
-        check_mtu_room(s.path.mtu, "path.mtu")?;
-        check_buffers(&s.tcp, s.smss(), "tcp")?;
-        // A hop faster than the radio's PHY could not be fed by that radio (docs/models/energy.md#radio).
-        return crate::energy::airtime::check_path_rates(&s.path, &s.energy);
+    let net = match &s.topology {
+        Topology::Network(net) => net,
+        Topology::SinglePath { path, .. } => {
+            check_mtu_room(path.mtu, "path.mtu")?;
+            check_buffers(&s.tcp, segment::smss(path.mtu, s.tcp.timestamps), "tcp")?;
+            // A hop faster than the radio's PHY could not be fed by that radio (docs/models/energy.md#radio).
+            return crate::energy::airtime::check_path_rates(path, &s.energy);
+        }
     };
     let plan = Plan::of(s)?;
     for (i, (f, p)) in net.flows.iter().zip(&plan.flows).enumerate() {
@@ -192,9 +195,10 @@ impl Scenario {
         Ok(s)
     }
 
-    /// Sender maximum segment size of the single-path form ([`segment::smss`] on `path.mtu`).
-    pub fn smss(&self) -> u32 {
-        segment::smss(self.path.mtu, self.tcp.timestamps)
+    /// Sender maximum segment size of the single-path form ([`segment::smss`] on `path.mtu`);
+    /// `None` for a network, whose flows each have theirs ([`Plan::of`]).
+    pub fn smss(&self) -> Option<u32> {
+        self.path().map(|p| segment::smss(p.mtu, self.tcp.timestamps))
     }
 }
 
@@ -242,7 +246,7 @@ mod tests {
         let s = Scenario::from_toml("[path]\nmtu = 1000\n[tcp]\ntimestamps = true\n").unwrap();
         assert!(Plan::of(&s).is_err(), "a plan needs the network form");
         let plan = Plan::of(&s.as_network().unwrap()).unwrap();
-        assert_eq!(plan.flows[0].first, Conn { path_mtu: 1000, smss: s.smss() });
-        assert_eq!(s.smss(), 948);
+        assert_eq!(plan.flows[0].first, Conn { path_mtu: 1000, smss: s.smss().unwrap() });
+        assert_eq!((s.smss(), s.as_network().unwrap().smss()), (Some(948), None));
     }
 }

@@ -37,7 +37,7 @@ pub struct ProfileSet {
 impl ProfileSet {
     /// The scenario's own profiles and meter settings.
     pub fn of(s: &Scenario) -> Self {
-        let nodes = match &s.network {
+        let nodes = match s.network() {
             Some(net) => net.nodes.iter().map(|n| n.profile.profile.clone()).collect(),
             None => vec![s.energy.sender.profile.clone(), s.energy.receiver.profile.clone()],
         };
@@ -107,7 +107,7 @@ pub fn check(base: &Scenario, variant: &Scenario, index: usize) -> Result<Profil
             ),
         ));
     }
-    let slot = |n: usize| match &base.network {
+    let slot = |n: usize| match base.network() {
         Some(net) => format!("nodes.{}.profile", net.nodes[n].name),
         None => ["energy.sender", "energy.receiver"][n].to_string(),
     };
@@ -120,9 +120,9 @@ pub fn check(base: &Scenario, variant: &Scenario, index: usize) -> Result<Profil
             ));
         }
     }
-    if let Some(node) = base.network.as_ref().and_then(|net| net.stop_on_battery) {
+    if let Some((net, node)) = base.network().and_then(|net| net.stop_on_battery.map(|node| (net, node))) {
         let n = node.index();
-        let name = &base.network.as_ref().expect("network").nodes[n].name;
+        let name = &net.nodes[n].name;
         let why = format!("the run stops when node {name:?}'s battery is empty, so that node's energy decides when the run ends");
         let figures = |p: &DeviceProfile| (p.platform.clone(), p.radio.clone(), p.cpu.clone());
         if figures(&b.nodes[n]) != figures(&v.nodes[n]) {

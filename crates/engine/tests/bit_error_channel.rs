@@ -8,7 +8,7 @@ fn larger_frames_are_lost_more_often_under_bit_errors() {
     let imp = r#"{kind="bit_error", ber=2e-5}"#;
     let loss_rate = |mtu: u32| {
         let mut s = common::scenario("sack", "2MB", imp, "");
-        s.path.mtu = mtu;
+        s.path_mut().unwrap().mtu = mtu;
         let r = common::run_seed(&s, 5);
         assert!(r.complete);
         let f = &r.path.forward;

@@ -232,7 +232,7 @@ proptest! {
     ) {
         let extra = format!("[tcp]\ne2tcp = {{ header_compression = {compress}, error_limit = {limit} }}\n");
         let mut s = e2tcp(&bytes.to_string(), &fwd, &extra);
-        s.path.reverse.impairments = e2tcp("1", &rev, "").path.forward.impairments;
+        s.path_mut().unwrap().reverse.impairments = e2tcp("1", &rev, "").path().unwrap().forward.impairments.clone();
         let r = run(&s, seed, RunOptions { record_deliveries: true, ..Default::default() }).unwrap();
         prop_assert!(r.complete, "transfer did not complete");
         let mut next = 1u64;

@@ -130,8 +130,8 @@ proptest! {
             prop_assert!(end > start);
             next = end;
         }
-        prop_assert_eq!(next, 1 + s.traffic.bytes);
-        prop_assert_eq!(r.flow.bytes_delivered, s.traffic.bytes);
+        prop_assert_eq!(next, 1 + s.traffic().unwrap().bytes);
+        prop_assert_eq!(r.flow.bytes_delivered, s.traffic().unwrap().bytes);
     }
 
     #[test]

@@ -56,7 +56,7 @@ fn scaled(p: &Value, k: f64, wake: &str) -> Value {
 /// Two profiles for `s` as overrides: every node's figures scaled (but for a node whose battery
 /// ends the run), and another radio policy where the run allows one.
 fn two_profiles(s: &Scenario) -> Vec<Vec<(String, String)>> {
-    let stop = s.network.as_ref().and_then(|n| n.stop_on_battery.map(|id| format!("nodes.{}.profile", n.nodes[id.index()].name)));
+    let stop = s.network().and_then(|n| n.stop_on_battery.map(|id| format!("nodes.{}.profile", n.nodes[id.index()].name)));
     let psm = s.energy.radio_policy == tcpenergy_engine::config::RadioPolicy::Psm;
     [(0.5, "1ms", "\"ideal\"", "\"100ms\""), (3.0, "40us", "\"idle_timeout\"", "\"30ms\"")]
         .iter()

@@ -24,7 +24,7 @@ fn edit(old: &str, new: &str) -> String {
 
 #[test]
 fn the_base_network_is_valid() {
-    assert!(Scenario::from_toml(&base()).unwrap().network.is_some());
+    assert!(Scenario::from_toml(&base()).unwrap().network().is_some());
 }
 
 #[test]

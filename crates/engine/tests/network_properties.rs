@@ -114,7 +114,7 @@ proptest! {
         prop_assert!(sent <= handed);
         prop_assert_eq!(handed, originated + forwarded, "packets handed to links");
         prop_assert_eq!(delivered, received + forwarded, "packets that crossed a link arrived at a relay or an end");
-        for (cfg, f) in s.network.as_ref().unwrap().flows.iter().zip(&r.flows) {
+        for (cfg, f) in s.network().unwrap().flows.iter().zip(&r.flows) {
             if let tcpenergy_engine::config::FlowTraffic::Bulk { bytes } = cfg.traffic {
                 if f.complete {
                     prop_assert_eq!(f.flow.bytes_delivered, bytes, "flow {}", &f.name);

@@ -72,18 +72,18 @@ fn a_two_node_network_gives_the_single_path_record_it_stands_for() {
 fn the_single_path_form_is_read_as_two_nodes_one_link_and_one_bulk_flow() {
     let path = net(DETERMINISTIC_PATH);
     let as_net = path.as_network().unwrap();
-    let n = as_net.network.as_ref().unwrap();
+    let n = as_net.network().unwrap();
     let names: Vec<&str> = n.nodes.iter().map(|x| x.name.as_str()).collect();
     assert_eq!(names, ["sender", "receiver"], "the sender is node 0: address 10.0.0.1 in captures");
     assert_eq!(n.links.len(), 1);
     // Each direction keeps its single-path key, which names its random streams.
     assert_eq!(n.links[0].keys, ["path.forward".to_string(), "path.reverse".to_string()]);
-    assert_eq!((&n.links[0].forward, n.links[0].reverse.as_ref()), (&path.path.forward, Some(&path.path.reverse)));
+    assert_eq!((&n.links[0].forward, n.links[0].reverse.as_ref()), (&path.path().unwrap().forward, Some(&path.path().unwrap().reverse)));
     let f = &n.flows[0];
     assert_eq!((n.flows.len(), f.name.as_str(), f.start.0), (1, "main", 0));
-    assert_eq!(f.traffic, tcpenergy_engine::config::FlowTraffic::Bulk { bytes: path.traffic.bytes });
+    assert_eq!(f.traffic, tcpenergy_engine::config::FlowTraffic::Bulk { bytes: path.traffic().unwrap().bytes });
     let plan = tcpenergy_engine::plan::Plan::of(&as_net).expect("its routes are built");
-    assert_eq!((plan.flows[0].first.path_mtu, plan.flows[0].first.smss), (path.path.mtu, path.smss()));
+    assert_eq!((plan.flows[0].first.path_mtu, plan.flows[0].first.smss), (path.path().unwrap().mtu, path.smss().unwrap()));
     // A network scenario is already one.
     let written = net(DETERMINISTIC_NETWORK);
     assert!(matches!(written.as_network().unwrap(), std::borrow::Cow::Borrowed(_)));

@@ -22,11 +22,11 @@ fn measured_pps(p: f64) -> f64 {
     let imp = format!(r#"{{kind="bernoulli", p={p}}}"#);
     let mut s = common::scenario("newreno", "20MB", &imp, "[tcp]\nreceive_buffer = \"4MB\"\ninitial_ssthresh = \"4MB\"");
     // A fast link keeps the RTT at the propagation delay (no queueing): RTT = 40 ms.
-    s.path.forward.rate = 100_000_000;
-    s.path.reverse.rate = 100_000_000;
+    s.path_mut().unwrap().forward.rate = 100_000_000;
+    s.path_mut().unwrap().reverse.rate = 100_000_000;
     let seeds = 1..=8u64;
     let n = seeds.clone().count() as f64;
-    let smss = s.smss() as f64;
+    let smss = s.smss().unwrap() as f64;
     seeds.map(|seed| common::run_seed(&s, seed).flow.goodput_bps / 8.0 / smss).sum::<f64>() / n
 }
 

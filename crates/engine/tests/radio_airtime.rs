@@ -33,7 +33,7 @@ fn run(sender: &str, receiver: &str, impairments: &str) -> RunResult {
         "[energy]\nsender = \"{sender}\"\nreceiver = \"{receiver}\"\n[tcp]\ndelayed_ack = {{ every = 1, timeout = \"200ms\" }}"
     );
     let mut s = common::scenario("sack", "292000", impairments, &extra);
-    s.path.frame_overhead = WIRED_FRAMING;
+    s.path_mut().unwrap().frame_overhead = WIRED_FRAMING;
     common::run_seed(&s, 1)
 }
 
@@ -151,7 +151,7 @@ fn wavelan_path(forward: &str, reverse: &str) -> String {
 
 /// The scenario is refused, whether by parsing or by the radio rule applied to the parsed path.
 fn refusal(text: &str) -> (String, String) {
-    let checked = Scenario::from_toml(text).and_then(|s| check_path_rates(&s.path, &s.energy).map(|_| s));
+    let checked = Scenario::from_toml(text).and_then(|s| check_path_rates(s.path().unwrap(), &s.energy).map(|_| s));
     match checked {
         Err(EngineError::Config { path, message }) => (path, message),
         other => panic!("expected the scenario to be refused, got {other:?}"),
@@ -174,12 +174,12 @@ fn a_path_faster_than_the_radio_phy_is_refused_naming_the_link_the_profile_and_i
 fn a_path_at_or_below_the_radio_phy_rate_is_a_wired_or_shaped_hop_and_is_accepted() {
     for (f, r) in [("11Mbps", "11Mbps"), ("2Mbps", "500kbps")] {
         let s = Scenario::from_toml(&wavelan_path(f, r)).unwrap();
-        check_path_rates(&s.path, &s.energy).unwrap();
+        check_path_rates(s.path().unwrap(), &s.energy).unwrap();
     }
     // Abstract radios accept any rate.
     let s = Scenario::from_toml(
         "[path.forward]\nrate = \"1Gbps\"\n[energy]\nsender = \"ideal-nic-0.3\"\nreceiver = \"ideal-nic-0.3\"\n",
     )
     .unwrap();
-    check_path_rates(&s.path, &s.energy).unwrap();
+    check_path_rates(s.path().unwrap(), &s.energy).unwrap();
 }

@@ -8,9 +8,9 @@ use tcpenergy_engine::units::{SimDuration, SimTime};
 #[test]
 fn out_of_order_data_gets_an_immediate_duplicate_ack_with_correct_sack_blocks() {
     let s = scenario("sack", "100000", "", "");
-    let m = s.smss() as u64;
+    let m = s.smss().unwrap() as u64;
     let seg = |i: u64| 1 + i * m;
-    let mut p = Pair::new(&s, SimDuration::from_millis(20), drop_first_tx_of(s.smss(), &[10, 13]));
+    let mut p = Pair::new(&s, SimDuration::from_millis(20), drop_first_tx_of(s.smss().unwrap(), &[10, 13]));
     p.run_until_closed(SimTime(30_000_000_000));
 
     // The receiver's answers to the arrivals of segments 11, 12 and 14 (first transmissions).
@@ -31,7 +31,7 @@ fn out_of_order_data_gets_an_immediate_duplicate_ack_with_correct_sack_blocks() 
 #[test]
 fn no_sack_blocks_are_sent_when_sack_is_not_negotiated() {
     let s = scenario("newreno", "100000", "", "");
-    let mut p = Pair::new(&s, SimDuration::from_millis(20), drop_first_tx_of(s.smss(), &[10]));
+    let mut p = Pair::new(&s, SimDuration::from_millis(20), drop_first_tx_of(s.smss().unwrap(), &[10]));
     p.run_until_closed(SimTime(30_000_000_000));
     assert!(p.log.iter().all(|x| x.seg.sack.is_empty()));
 }

@@ -9,7 +9,7 @@ use tcpenergy_engine::units::{SimDuration, SimTime};
 
 fn marked_pair(indices: &'static [u64]) -> Pair {
     let s = scenario("ecn", "200000", "", "");
-    let smss = s.smss() as u64;
+    let smss = s.smss().unwrap() as u64;
     let mut p = Pair::new(&s, SimDuration::from_millis(20), |_, _, _| false);
     p.mark = Some(Box::new(move |from, seg: &Segment, _: &[Sent]| {
         from == 0 && indices.iter().any(|&i| seg.seq == 1 + i * smss)
@@ -56,10 +56,10 @@ fn red_marks_instead_of_dropping_for_an_ecn_sender() {
     // A 1 Mbit/s bottleneck with RED and a large receive window builds a standing queue.
     let build = |v: &str| {
         let mut s = scenario(v, "2MB", "", "[tcp]\nreceive_buffer = \"256KB\"");
-        s.path.forward.rate = 1_000_000;
-        s.path.reverse.rate = 1_000_000;
-        s.path.forward.queue = 60;
-        s.path.forward.red = Some(RedConfig { min_th: 5.0, max_th: 30.0, max_p: 0.1, weight: 0.02, ecn: true });
+        s.path_mut().unwrap().forward.rate = 1_000_000;
+        s.path_mut().unwrap().reverse.rate = 1_000_000;
+        s.path_mut().unwrap().forward.queue = 60;
+        s.path_mut().unwrap().forward.red = Some(RedConfig { min_th: 5.0, max_th: 30.0, max_p: 0.1, weight: 0.02, ecn: true });
         s
     };
     let sack = common::run_seed(&build("sack"), 1);
@@ -77,10 +77,10 @@ fn congestion_episodes_mark_ecn_capable_packets_only_while_they_last() {
     // the queue below min_th (16 KB window); cross traffic during episodes pushes it over.
     let build = |cross: bool| {
         let mut s = scenario("ecn", "5MB", "", "[tcp]\nreceive_buffer = \"16KB\"");
-        s.path.forward.queue = 60;
-        s.path.forward.red = Some(RedConfig { min_th: 15.0, max_th: 45.0, max_p: 0.1, weight: 0.02, ecn: true });
+        s.path_mut().unwrap().forward.queue = 60;
+        s.path_mut().unwrap().forward.red = Some(RedConfig { min_th: 15.0, max_th: 45.0, max_p: 0.1, weight: 0.02, ecn: true });
         if cross {
-            s.path.forward.cross_traffic = Some(tcpenergy_engine::config::CrossTraffic {
+            s.path_mut().unwrap().forward.cross_traffic = Some(tcpenergy_engine::config::CrossTraffic {
                 rate: 1_800_000,
                 on: SimDuration::from_secs(5),
                 every: SimDuration::from_secs(30),

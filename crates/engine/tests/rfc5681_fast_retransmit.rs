@@ -9,9 +9,9 @@ const ONE_WAY: SimDuration = SimDuration(20_000_000);
 #[test]
 fn three_duplicate_acks_trigger_fast_retransmit() {
     let s = scenario("reno", "100000", "", "");
-    let smss = s.smss() as u64;
+    let smss = s.smss().unwrap() as u64;
     let lost = 1 + 10 * smss;
-    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss(), &[10]));
+    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss().unwrap(), &[10]));
     p.run_until_closed(SimTime(30_000_000_000));
 
     let sends = p.sends_of(0, lost);
@@ -31,7 +31,7 @@ fn three_duplicate_acks_trigger_fast_retransmit() {
 fn two_duplicate_acks_do_not_trigger_fast_retransmit() {
     // Lose the third-to-last segment: only two segments follow it, so only two duplicates come.
     let s = scenario("reno", "14600", "", "[tcp]\ninitial_window = 10\ndelayed_ack = { every = 2, timeout = \"200ms\" }");
-    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss(), &[7]));
+    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss().unwrap(), &[7]));
     p.run_until_closed(SimTime(30_000_000_000));
     let snd = p.eps[0].sender.counters();
     assert_eq!(snd.fast_retransmits, 0);
@@ -43,7 +43,7 @@ fn delayed_ack_acknowledges_every_second_full_segment() {
     let s = scenario("newreno", "146000", "", "");
     let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
     p.run_until_closed(SimTime(30_000_000_000));
-    let smss = s.smss() as u64;
+    let smss = s.smss().unwrap() as u64;
     let mut last_ack = 1;
     for x in p.log.iter().filter(|x| x.from == 1 && x.seg.is_pure_ack()) {
         let advanced = x.seg.ack.saturating_sub(last_ack);
@@ -90,7 +90,7 @@ fn cwnd_stops_growing_at_the_largest_window_the_peer_can_advertise_rfc7323_s2_2(
         }
         assert!(largest <= bound, "window_scale = {scaling}: cwnd reached {largest}");
         if scaling == "false" {
-            assert!(largest > bound - s.smss() as u64, "growth reaches the bound: {largest}");
+            assert!(largest > bound - s.smss().unwrap() as u64, "growth reaches the bound: {largest}");
         } else {
             assert!(largest > 65_535, "with scaling cwnd may pass 64 KB: {largest}");
         }
@@ -109,6 +109,6 @@ fn unacknowledged_data_never_exceeds_the_send_buffer() {
         largest = largest.max(t.snd_max - t.snd_una);
     }
     assert!(largest <= 16_000, "in flight {largest}");
-    assert!(largest > 16_000 - s.smss() as u64, "the buffer is the binding limit: {largest}");
+    assert!(largest > 16_000 - s.smss().unwrap() as u64, "the buffer is the binding limit: {largest}");
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 1_000_000);
 }

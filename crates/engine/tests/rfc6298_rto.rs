@@ -37,7 +37,7 @@ fn initial_rto_is_one_second_and_syn_loss_backs_it_off() {
 #[test]
 fn rto_doubles_on_repeated_timeouts_and_karn_keeps_the_backoff() {
     let s = scenario("reno", "60000", "", "");
-    let lost = 1 + 10 * s.smss() as u64;
+    let lost = 1 + 10 * s.smss().unwrap() as u64;
     // Lose the first five transmissions of segment 10.
     let mut p = Pair::new(&s, SimDuration::from_millis(20), move |from, seg: &Segment, log: &[Sent]| {
         from == 0 && seg.seq == lost && seg.len > 0 && log.iter().filter(|x| x.from == 0 && x.seg.seq == lost && x.seg.len > 0).count() < 5

@@ -30,7 +30,7 @@ fn scenario_with(variant: &str, sampling: &str) -> Scenario {
 fn run(s: &Scenario, drop: impl FnMut(usize, &Segment, &[common::Sent]) -> bool + 'static) -> (Pair, Vec<Step>) {
     let mut p = Pair::new(s, ONE_WAY, drop);
     let steps = trace(&mut p, LIMIT);
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, s.traffic.bytes, "the transfer completes");
+    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, s.traffic().unwrap().bytes, "the transfer completes");
     (p, steps)
 }
 
@@ -54,8 +54,8 @@ fn none_retransmitted(p: &Pair, a: &AckEvent, smss: u64) -> bool {
 /// it in slow start, then new data follows (NewReno, no SACK: cumulative ACKs only).
 fn window_lost(sampling: &str) -> (Pair, Vec<Step>, u64, u64) {
     let s = scenario_with("newreno", sampling);
-    let smss = s.smss() as u64;
-    let (p, steps) = run(&s, lose_window_until_timeout(s.smss(), 20, false));
+    let smss = s.smss().unwrap() as u64;
+    let (p, steps) = run(&s, lose_window_until_timeout(s.smss().unwrap(), 20, false));
     let new_data = snd_max_before(&p, first_timeout(&steps).at);
     (p, steps, new_data, smss)
 }
@@ -115,12 +115,12 @@ fn no_rtt_sample_from_an_ack_of_retransmitted_data_karn_rfc6298_s3() {
         // also covers segments 11.. that the receiver has held since their first transmission.
         // Their send times would measure the repair (over a second), not the path.
         let s = scenario_with("newreno", sampling);
-        let hole = 1 + 10 * s.smss() as u64;
-        let (p, steps) = run(&s, lose_first_transmissions(s.smss(), 10, 2));
+        let hole = 1 + 10 * s.smss().unwrap() as u64;
+        let (p, steps) = run(&s, lose_first_transmissions(s.smss().unwrap(), 10, 2));
         let t0 = first_timeout(&steps);
         let repair = ack_events(&steps, t0.at).into_iter().find(|a| a.from == hole).expect("the repair's ACK");
-        assert!(p.sends_of(0, hole).len() == 3 && !retransmitted(&p, hole + s.smss() as u64), "{sampling}");
-        assert!(repair.to > hole + s.smss() as u64, "{sampling}: it covers never-retransmitted data too");
+        assert!(p.sends_of(0, hole).len() == 3 && !retransmitted(&p, hole + s.smss().unwrap() as u64), "{sampling}");
+        assert!(repair.to > hole + s.smss().unwrap() as u64, "{sampling}: it covers never-retransmitted data too");
         assert!(!repair.sampled, "{sampling}: {repair:?}");
         // No sample, so the backoff stays: the timer armed for the next data is still 2 s.
         assert_eq!((repair.after.backoff, repair.after.armed), (1, Some(BACKED_OFF)), "{sampling}");
@@ -136,8 +136,8 @@ fn no_rtt_sample_from_an_ack_of_retransmitted_data_karn_rfc6298_s3() {
 /// segments after it reach the receiver and are SACKed.
 fn first_new_segment_lost(sampling: &str) -> (Pair, Vec<Step>, u64, u64) {
     let s = scenario_with("sack", sampling);
-    let smss = s.smss() as u64;
-    let (p, steps) = run(&s, lose_window_until_timeout(s.smss(), 20, true));
+    let smss = s.smss().unwrap() as u64;
+    let (p, steps) = run(&s, lose_window_until_timeout(s.smss().unwrap(), 20, true));
     let new_data = snd_max_before(&p, first_timeout(&steps).at);
     assert_eq!(p.sends_of(0, new_data).len(), 2, "the first new segment is lost once");
     (p, steps, new_data, smss)

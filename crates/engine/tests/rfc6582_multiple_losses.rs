@@ -13,7 +13,7 @@ const LOST: &[u64] = &[30, 31, 32];
 
 fn run(variant: &str) -> Pair {
     let s = scenario(variant, "200000", "", "");
-    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss(), LOST));
+    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss().unwrap(), LOST));
     p.run_until_closed(SimTime(60_000_000_000));
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 200_000, "{variant} delivers everything");
     p
@@ -55,8 +55,8 @@ fn sack_recovers_three_losses_within_about_one_rtt_of_detection() {
 #[test]
 fn tahoe_slow_starts_from_one_segment_after_fast_retransmit() {
     let s = scenario("tahoe", "200000", "", "");
-    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss(), &[30]));
-    let smss = s.smss() as u64;
+    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss().unwrap(), &[30]));
+    let smss = s.smss().unwrap() as u64;
     let mut cwnd_after = None;
     while p.step() {
         if p.eps[0].sender.counters().fast_retransmits == 1 && cwnd_after.is_none() {
@@ -109,7 +109,7 @@ fn lose_window_then_first_new_segment(smss: u32, from_index: u64) -> impl FnMut(
 fn a_loss_of_the_first_new_segment_after_a_timeout_is_fast_retransmitted_rfc6582_s3_2() {
     for variant in ["newreno", "sack"] {
         let s = scenario(variant, "200000", "", "");
-        let mut p = Pair::new(&s, ONE_WAY, lose_window_then_first_new_segment(s.smss(), 20));
+        let mut p = Pair::new(&s, ONE_WAY, lose_window_then_first_new_segment(s.smss().unwrap(), 20));
         p.run_until_closed(SimTime(60_000_000_000));
         assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 200_000, "{variant} delivers everything");
         let c = p.eps[0].sender.counters();

@@ -15,7 +15,7 @@ fn every_example_scenario_runs_to_completion() {
         let text = std::fs::read_to_string(&path).unwrap();
         let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         n += 1;
-        if let Some(net) = &s.network {
+        if let Some(net) = s.network() {
             let r = run_network(&s, s.seed).unwrap();
             assert!(r.complete, "{} did not complete", path.display());
             for (cfg, f) in net.flows.iter().zip(&r.flows) {
@@ -27,7 +27,7 @@ fn every_example_scenario_runs_to_completion() {
         }
         let r = run(&s, s.seed, RunOptions::default()).unwrap();
         assert!(r.complete, "{} did not complete", path.display());
-        assert_eq!(r.flow.bytes_delivered, s.traffic.bytes);
+        assert_eq!(r.flow.bytes_delivered, s.traffic().unwrap().bytes);
     }
     assert!(n >= 4, "expected the example scenarios, found {n}");
 }

@@ -44,7 +44,7 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
     // The answering ACK may acknowledge data whose ACKs the outage swallowed, which grows cwnd by
     // at most one segment in slow start; nothing is reset.
     let resumed = p.eps[0].sender.state().cwnd;
-    assert!(resumed >= cwnd && resumed <= cwnd + s.smss() as u64, "resumes at its old cwnd: {cwnd} -> {resumed}");
+    assert!(resumed >= cwnd && resumed <= cwnd + s.smss().unwrap() as u64, "resumes at its old cwnd: {cwnd} -> {resumed}");
     p.run_until_closed(SimTime(600_000_000_000));
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 2_000_000);
 }
@@ -52,7 +52,7 @@ fn an_elfn_sender_is_silent_while_frozen_and_resumes_at_its_old_window() {
 #[test]
 fn ecn_elfn_keeps_cwnd_on_three_duplicate_acks() {
     let s = scenario("ecn-elfn", "300000", "", "");
-    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss(), &[30]));
+    let mut p = Pair::new(&s, ONE_WAY, drop_first_tx_of(s.smss().unwrap(), &[30]));
     let mut min_ssthresh = u64::MAX;
     let mut cwnd_before = 0;
     while p.step() {
@@ -74,7 +74,7 @@ fn ecn_elfn_keeps_cwnd_on_three_duplicate_acks() {
 #[test]
 fn ecn_elfn_keeps_cwnd_on_timeout() {
     let s = scenario("ecn-elfn", "100000", "", "");
-    let lost = 1 + 10 * s.smss() as u64;
+    let lost = 1 + 10 * s.smss().unwrap() as u64;
     let mut p = Pair::new(&s, ONE_WAY, move |from, seg: &Segment, log: &[Sent]| {
         from == 0 && seg.seq == lost && seg.len > 0 && log.iter().filter(|x| x.from == 0 && x.seg.seq == lost).count() < 4
     });
@@ -89,7 +89,7 @@ fn ecn_elfn_keeps_cwnd_on_timeout() {
         }
     }
     assert!(p.eps[0].sender.counters().timeouts >= 1);
-    assert!(cwnd_at_timeout.unwrap() > s.smss() as u64, "cwnd not reset to one segment");
+    assert!(cwnd_at_timeout.unwrap() > s.smss().unwrap() as u64, "cwnd not reset to one segment");
     assert_eq!(p.eps[0].sender.state().ssthresh, 64_000);
 }
 
@@ -98,7 +98,7 @@ fn ecn_elfn_timeout_goes_back_to_the_hole_and_resends_its_window_seed002_table5(
     // BSD's timeout mechanics stay (snd_nxt back to snd_una, RFC 6298 §5.4); only the window
     // collapse is gone, so one RTO resends a burst from the hole rather than one segment.
     let s = scenario("ecn-elfn", "100000", "", "");
-    let lost = 1 + 10 * s.smss() as u64;
+    let lost = 1 + 10 * s.smss().unwrap() as u64;
     let mut p = Pair::new(&s, ONE_WAY, move |from, seg: &Segment, log: &[Sent]| {
         from == 0 && seg.seq == lost && seg.len > 0 && log.iter().filter(|x| x.from == 0 && x.seg.seq == lost).count() < 4
     });
@@ -121,7 +121,7 @@ fn ecn_elfn_timeout_goes_back_to_the_hole_and_resends_its_window_seed002_table5(
 #[test]
 fn ecn_elfn_halves_cwnd_on_ecn_echo() {
     let s = scenario("ecn-elfn", "300000", "", "");
-    let smss = s.smss() as u64;
+    let smss = s.smss().unwrap() as u64;
     let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
     p.mark = Some(Box::new(move |from, seg: &Segment, _: &[Sent]| from == 0 && seg.seq == 1 + 40 * smss));
     let mut before = 0;
@@ -150,7 +150,8 @@ fn an_outage_with_notification_freezes_elfn_and_spares_its_timeouts() {
     let mut newreno = scenario("newreno", "3MB", outage, "");
     for s in [&mut elfn, &mut newreno] {
         // The broken route carries no ACKs either.
-        s.path.reverse.impairments = s.path.forward.impairments.clone();
+        let path = s.path_mut().unwrap();
+        path.reverse.impairments = path.forward.impairments.clone();
     }
     let (e, n) = (common::run_seed(&elfn, 1), common::run_seed(&newreno, 1));
     assert!(e.complete && n.complete);

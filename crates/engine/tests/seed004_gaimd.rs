@@ -30,7 +30,7 @@ fn a_larger_beta_keeps_more_window_after_a_loss() {
 
 fn timeout_gaps(variant: &str, lost_transmissions: usize) -> Vec<SimDuration> {
     let s = scenario(variant, "60000", "", "");
-    let lost = 1 + 10 * s.smss() as u64;
+    let lost = 1 + 10 * s.smss().unwrap() as u64;
     let mut p = Pair::new(&s, SimDuration::from_millis(20), move |from, seg: &Segment, log: &[Sent]| {
         from == 0
             && seg.seq == lost

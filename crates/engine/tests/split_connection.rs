@@ -189,7 +189,7 @@ fn a_zero_window_is_probed_with_backoff_and_a_lost_window_update_does_not_stall_
         }
         false
     });
-    pair.eps[1] = Endpoint::new(&s, Role::Passive, 0).read_on_demand();
+    pair.eps[1] = Endpoint::new(&s, Role::Passive, 0).unwrap().read_on_demand();
     // Four probes, and the fourth one's arrival at the receiver (answered with a zero window).
     while pair.eps[0].sender.counters().window_probes < 4 {
         assert!(pair.step() && pair.now < SimTime::ZERO + SimDuration::from_secs(60), "the sender must keep probing");
@@ -309,7 +309,7 @@ fn the_second_connection_takes_the_scenario_tcp_table_with_split_tcp_merged_over
     let text = net("", 10_000, "tcp = { initial_window = 4 }\nsplit = { at = \"bs\", tcp = { variant = \"sack\" }, buffer = \"64KB\" }")
         .replace("[tcp]\nvariant = \"newreno\"", "[tcp]\nvariant = \"newreno\"\ntimestamps = true");
     let s = scenario(&text);
-    let f = &s.network.as_ref().unwrap().flows[0];
+    let f = &s.network().unwrap().flows[0];
     let split = f.split.as_ref().unwrap();
     assert_eq!((f.tcp.variant.name(), f.tcp.initial_window, f.tcp.timestamps), ("newreno", 4, true));
     assert_eq!((split.tcp.variant.name(), split.tcp.initial_window, split.tcp.timestamps), ("sack", 2, true));
@@ -319,7 +319,7 @@ fn the_second_connection_takes_the_scenario_tcp_table_with_split_tcp_merged_over
     assert_eq!((plan.flows[0].first.path_mtu, plan.flows[0].second.map(|c| c.path_mtu)), (1500, Some(1500)));
     // The normalized scenario keeps the split and reads back the same.
     let again = Scenario::from_json(&s.to_json(), &[]).unwrap();
-    assert_eq!(again.network.unwrap().flows[0].split.as_ref().unwrap(), split);
+    assert_eq!(again.into_network().unwrap().flows[0].split.as_ref().unwrap(), split);
 }
 
 #[test]
@@ -388,7 +388,7 @@ fn a_capture_shows_each_connection_between_its_own_ends() {
     let s = scenario(&net("", 50_000, "split = { at = \"bs\", tcp = { variant = \"sack\" }, buffer = \"64KB\" }"));
     let (_, capture) = tcpenergy_engine::run_network_captured(&s, 1, true).unwrap();
     let capture = capture.unwrap();
-    let id = |name: &str| s.network.as_ref().unwrap().node_id(name).unwrap().index();
+    let id = |name: &str| s.network().unwrap().node_id(name).unwrap().index();
     // Flow 0 is the first connection, server -> bs; the second, bs -> mobile, comes after the flows.
     assert_eq!(capture.flows.len(), 2);
     assert_eq!((capture.flows[0].src.addr, capture.flows[0].dst.addr), (node_address(id("server")), node_address(id("bs"))));

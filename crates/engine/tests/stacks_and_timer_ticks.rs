@@ -15,7 +15,7 @@ fn first_data_rexmit(tick: &str) -> (SimTime, SimTime) {
     // Segment 0 is lost once: with one segment in flight there are no duplicate ACKs, so only the
     // retransmission timer (RTO = min_rto = 1 s after the SYN's 40 ms sample) can repair it.
     let s = scenario("newreno", "1000", "", &format!("[tcp]\ntimer_tick = \"{tick}\"\ninitial_window = 1"));
-    let mut p = Pair::new(&s, SimDuration::from_millis(20), drop_first_tx_of(s.smss(), &[0]));
+    let mut p = Pair::new(&s, SimDuration::from_millis(20), drop_first_tx_of(s.smss().unwrap(), &[0]));
     p.run_until_closed(SimTime(30_000 * MS));
     let sends = p.sends_of(0, 1);
     assert_eq!(sends.len(), 2, "one loss, one retransmission: {:?}", sends.iter().map(|x| x.at).collect::<Vec<_>>());
@@ -140,7 +140,7 @@ fn a_random_phase_lies_in_0_every_differs_between_seeds_and_is_shared_by_variant
     assert_eq!(phase(Phase::Random, every, 7, name, None), phase(Phase::Random, every, 7, name, None));
     let sack = common::scenario("sack", "1MB", "{kind = \"outage\", down = \"5s\", every = \"15s\", offset = \"random\"}", "");
     let reno = common::scenario("reno", "1MB", "{kind = \"outage\", down = \"5s\", every = \"15s\", offset = \"random\"}", "");
-    assert_eq!(sack.path.forward.impairments, reno.path.forward.impairments);
+    assert_eq!(sack.path().unwrap().forward.impairments, reno.path().unwrap().forward.impairments);
     // Members of one phase group share the phase (a route that fails in both directions at once).
     let f = phase(Phase::Random, every, 7, "path.forward.impairments.1", Some("route"));
     let r = phase(Phase::Random, every, 7, "path.reverse.impairments.0", Some("route"));

@@ -55,7 +55,7 @@ fn a_single_path_traces_power_integral_is_the_senders_energy() {
 #[test]
 fn a_networks_flow_and_node_traces_integrate_to_their_nodes_energy() {
     let s = scenario("chain-3hop.toml");
-    let net = s.network.as_ref().unwrap();
+    let net = s.network().unwrap();
     let nodes: Vec<String> = net.nodes.iter().map(|n| n.name.clone()).collect();
     let r = run(&s, &TraceSelect { flows: None, nodes: nodes.clone() });
     let w = r["energy"]["window_s"].as_f64().unwrap();

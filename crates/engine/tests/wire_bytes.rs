@@ -7,7 +7,7 @@ use tcpenergy_engine::units::{SimDuration, SimTime};
 #[test]
 fn data_segments_fill_the_mtu_with_timestamps_on() {
     let s = scenario("sack", "30000", "", "[tcp]\ntimestamps = true");
-    assert_eq!(s.smss(), 1500 - 40 - 12);
+    assert_eq!(s.smss().unwrap(), 1500 - 40 - 12);
     let mut p = Pair::new(&s, SimDuration::from_millis(20), |_, _, _| false);
     p.run_until_closed(SimTime(30_000_000_000));
     let data: Vec<_> = p.log.iter().filter(|x| x.from == 0 && x.seg.len > 0).collect();
@@ -26,7 +26,7 @@ fn data_segments_fill_the_mtu_with_timestamps_on() {
 fn data_segments_fill_the_mtu_without_options() {
     for mtu in [512u32, 1500, 2296] {
         let mut s = scenario("newreno", "30000", "", "");
-        s.path.mtu = mtu;
+        s.path_mut().unwrap().mtu = mtu;
         let mut p = Pair::new(&s, SimDuration::from_millis(20), |_, _, _| false);
         p.run_until_closed(SimTime(30_000_000_000));
         let first = p.log.iter().find(|x| x.from == 0 && x.seg.len > 0).unwrap();

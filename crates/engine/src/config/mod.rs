@@ -39,19 +39,29 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A complete, validated scenario: the single-path form (`path`, `traffic`, `energy.sender` and
-/// `energy.receiver` in use, `network` unset) or the network form (`network` set; `path` and
-/// `traffic` keep their defaults and are not used).
+/// A complete, validated scenario. Its `topology` is one of the two forms a scenario file is
+/// written in: the single-path form (`[path]`, `[traffic]`, with `energy.sender` and
+/// `energy.receiver`) or the network form (`[nodes]`, `[[links]]`, `[[flows]]`, ...). The
+/// settings of both forms (`tcp`, the meter's `energy.radio_policy` and `energy.timeout`) sit
+/// beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     pub name: String,
     pub seed: u64,
     pub stop_after: SimDuration,
-    pub path: PathConfig,
     pub tcp: TcpConfig,
-    pub traffic: TrafficConfig,
     pub energy: EnergyConfig,
-    pub network: Option<NetworkConfig>,
+    pub topology: Topology,
+}
+
+/// What a scenario simulates: one path and its transfer, or a network.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Topology {
+    /// The single-path form: nodes `sender` and `receiver` joined by `path`, one bulk transfer
+    /// `traffic` from the sender to the receiver.
+    SinglePath { path: PathConfig, traffic: TrafficConfig },
+    /// The network form: nodes, links, channels, pipes and flows.
+    Network(NetworkConfig),
 }
 
 /// The normalized document of each form: what a scenario file of that form may contain.
@@ -111,18 +121,18 @@ struct NodeDoc<'a> {
 
 impl Serialize for Scenario {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.network {
-            None => SinglePathDoc {
+        match &self.topology {
+            Topology::SinglePath { path, traffic } => SinglePathDoc {
                 name: &self.name,
                 seed: self.seed,
                 stop_after: self.stop_after,
-                path: &self.path,
+                path,
                 tcp: &self.tcp,
-                traffic: &self.traffic,
+                traffic,
                 energy: &self.energy,
             }
             .serialize(s),
-            Some(n) => NetworkDoc {
+            Topology::Network(n) => NetworkDoc {
                 name: &self.name,
                 seed: self.seed,
                 stop_after: self.stop_after,
@@ -735,25 +745,25 @@ impl Scenario {
             radio_policy: raw.energy.radio_policy,
             timeout: raw.energy.timeout,
         };
-        let path = PathConfig {
-            mtu: raw.path.mtu,
-            frame_overhead: raw.path.frame_overhead,
-            forward: resolve_link(raw.path.forward, "path.forward")?,
-            reverse: resolve_link(raw.path.reverse, "path.reverse")?,
-        };
-        let network = if network_form {
+        let topology = if network_form {
             let tcp_doc = doc.get("tcp").cloned().unwrap_or(Value::Object(Default::default()));
-            Some(network::read(doc, &tcp_doc, &default_profile)?)
+            Topology::Network(network::read(doc, &tcp_doc, &default_profile)?)
         } else {
+            let path = PathConfig {
+                mtu: raw.path.mtu,
+                frame_overhead: raw.path.frame_overhead,
+                forward: resolve_link(raw.path.forward, "path.forward")?,
+                reverse: resolve_link(raw.path.reverse, "path.reverse")?,
+            };
             if raw.stop.is_some() {
                 return Err(EngineError::config("stop", "stop = \"battery_empty:NODE\" needs the network form ([nodes] with a battery)"));
             }
             if raw.metrics.is_some() {
                 return Err(EngineError::config("metrics", "[metrics] applies to the network form ([nodes], [[flows]])"));
             }
-            None
+            Topology::SinglePath { path, traffic: raw.traffic }
         };
-        let s = Scenario { name: raw.name, seed: raw.seed, stop_after: raw.stop_after, path, tcp: raw.tcp, traffic: raw.traffic, energy, network };
+        let s = Scenario { name: raw.name, seed: raw.seed, stop_after: raw.stop_after, tcp: raw.tcp, energy, topology };
         s.validate()?;
         Ok(s)
     }
@@ -770,7 +780,7 @@ impl Scenario {
             return Err(e("energy.timeout", "must be > 0 with radio_policy = \"idle_timeout\""));
         }
         validate_tcp(&self.tcp, "tcp")?;
-        let infrastructure = self.network.as_ref().is_some_and(|n| n.channels.iter().any(|c| c.infrastructure.is_some()));
+        let infrastructure = self.network().is_some_and(|n| n.channels.iter().any(|c| c.infrastructure.is_some()));
         if self.energy.radio_policy == RadioPolicy::Psm && !infrastructure {
             return Err(e(
                 "energy.radio_policy",
@@ -778,10 +788,9 @@ impl Scenario {
                  otherwise one of always_on, ideal, idle_timeout",
             ));
         }
-        if self.network.is_some() {
+        let Topology::SinglePath { path: p, traffic } = &self.topology else {
             return Ok(());
-        }
-        let p = &self.path;
+        };
         if !(128..=65_535).contains(&p.mtu) {
             return Err(e("path.mtu", format!("must be between 128 and 65535 bytes, got {}", p.mtu)));
         }
@@ -791,7 +800,7 @@ impl Scenario {
             }
             check_queue(link.queue, &format!("{name}.queue"), "packet")?;
         }
-        if self.traffic.bytes == 0 || self.traffic.bytes > MAX_TRANSFER {
+        if traffic.bytes == 0 || traffic.bytes > MAX_TRANSFER {
             return Err(e("traffic.bytes", format!("must be between 1 byte and {MAX_TRANSFER} bytes (1 PB)")));
         }
         Ok(())
@@ -803,12 +812,67 @@ impl Scenario {
     /// ([`NetworkConfig::from_single_path`]). Its routes and path MTUs are the build step's
     /// (`crate::plan`).
     pub fn as_network(&self) -> Result<std::borrow::Cow<'_, Scenario>, EngineError> {
-        if self.network.is_some() {
+        let Topology::SinglePath { path, traffic } = &self.topology else {
             return Ok(std::borrow::Cow::Borrowed(self));
+        };
+        Ok(std::borrow::Cow::Owned(Scenario {
+            name: self.name.clone(),
+            seed: self.seed,
+            stop_after: self.stop_after,
+            tcp: self.tcp.clone(),
+            energy: self.energy.clone(),
+            topology: Topology::Network(NetworkConfig::from_single_path(path, traffic, &self.tcp, &self.energy)),
+        }))
+    }
+
+    /// The path of the single-path form; `None` for a network.
+    pub fn path(&self) -> Option<&PathConfig> {
+        match &self.topology {
+            Topology::SinglePath { path, .. } => Some(path),
+            Topology::Network(_) => None,
         }
-        let mut s = self.clone();
-        s.network = Some(NetworkConfig::from_single_path(self));
-        Ok(std::borrow::Cow::Owned(s))
+    }
+
+    /// The path of the single-path form, to change it; `None` for a network.
+    pub fn path_mut(&mut self) -> Option<&mut PathConfig> {
+        match &mut self.topology {
+            Topology::SinglePath { path, .. } => Some(path),
+            Topology::Network(_) => None,
+        }
+    }
+
+    /// The transfer of the single-path form; `None` for a network (each flow has its own).
+    pub fn traffic(&self) -> Option<&TrafficConfig> {
+        match &self.topology {
+            Topology::SinglePath { traffic, .. } => Some(traffic),
+            Topology::Network(_) => None,
+        }
+    }
+
+    /// The network of the network form; `None` for the single-path form (whose network is
+    /// [`Scenario::as_network`]'s).
+    pub fn network(&self) -> Option<&NetworkConfig> {
+        match &self.topology {
+            Topology::Network(n) => Some(n),
+            Topology::SinglePath { .. } => None,
+        }
+    }
+
+    /// The network of the network form, to change it; `None` for the single-path form.
+    pub fn network_mut(&mut self) -> Option<&mut NetworkConfig> {
+        match &mut self.topology {
+            Topology::Network(n) => Some(n),
+            Topology::SinglePath { .. } => None,
+        }
+    }
+
+    /// The network of the network form, taken out of the scenario; `None` for the single-path
+    /// form.
+    pub fn into_network(self) -> Option<NetworkConfig> {
+        match self.topology {
+            Topology::Network(n) => Some(n),
+            Topology::SinglePath { .. } => None,
+        }
     }
 
     /// The normalized scenario (every default filled in) as JSON.

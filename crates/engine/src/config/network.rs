@@ -7,7 +7,8 @@
 //! builds that network so code that works on networks sees both forms alike.
 
 use super::{
-    resolve_link, resolve_profile, serde_units, typed, LinkConfig, ProfileRef, RawLink, Scenario, TcpConfig,
+    resolve_link, resolve_profile, serde_units, typed, EnergyConfig, LinkConfig, PathConfig, ProfileRef, RawLink, TcpConfig,
+    TrafficConfig,
 };
 use super::channel::{self, ChannelConfig, PipeConfig};
 use crate::error::EngineError;
@@ -289,20 +290,22 @@ impl NetworkConfig {
         self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
     }
 
-    /// The two-node network the single-path form stands for.
-    pub fn from_single_path(s: &Scenario) -> Self {
+    /// The two-node network a single-path scenario stands for: its `path` and `traffic` (the
+    /// single-path form, [`super::Topology::SinglePath`]), its `tcp` settings and its `energy`
+    /// (the nodes' profiles `energy.sender` and `energy.receiver`).
+    pub fn from_single_path(path: &PathConfig, traffic: &TrafficConfig, tcp: &TcpConfig, energy: &EnergyConfig) -> Self {
         let node = |name: &str, profile: &ProfileRef| NodeConfig { name: name.into(), profile: profile.clone(), battery: None };
-        let mtu = s.path.mtu;
+        let mtu = path.mtu;
         NetworkConfig {
-            nodes: vec![node("sender", &s.energy.sender), node("receiver", &s.energy.receiver)],
+            nodes: vec![node("sender", &energy.sender), node("receiver", &energy.receiver)],
             links: vec![NetLink {
                 between: ["sender".into(), "receiver".into()],
                 oneway: false,
                 ends: [NodeId(0), NodeId(1)],
                 mtu,
-                frame_overhead: s.path.frame_overhead,
-                forward: s.path.forward.clone(),
-                reverse: Some(s.path.reverse.clone()),
+                frame_overhead: path.frame_overhead,
+                forward: path.forward.clone(),
+                reverse: Some(path.reverse.clone()),
                 keys: ["path.forward".into(), "path.reverse".into()],
             }],
             flows: vec![FlowConfig {
@@ -312,8 +315,8 @@ impl NetworkConfig {
                 src: NodeId(0),
                 dst: NodeId(1),
                 transport: Transport::Tcp,
-                tcp: s.tcp.clone(),
-                traffic: FlowTraffic::Bulk { bytes: s.traffic.bytes },
+                tcp: tcp.clone(),
+                traffic: FlowTraffic::Bulk { bytes: traffic.bytes },
                 start: SimDuration::ZERO,
                 stop: None,
                 split: None,

@@ -1,4 +1,5 @@
-//! Scenario parsing: `tcp.rtt_sampling`, its stack presets and its error message.
+//! Scenario parsing: the two forms a scenario takes; `tcp.rtt_sampling`, its stack presets and
+//! its error message.
 
 use super::*;
 
@@ -36,4 +37,24 @@ fn a_bad_rtt_sampling_names_the_key_and_the_allowed_values() {
             assert!(e.contains("every_ack") && e.contains("one_segment"), "{e}");
         }
     }
+}
+
+#[test]
+fn a_scenario_is_either_the_single_path_form_or_the_network_form() {
+    let single = Scenario::from_toml("[path]\nmtu = 1000\n[traffic]\nkind = \"bulk\"\nbytes = \"1MB\"\n").unwrap();
+    assert!(matches!(&single.topology, Topology::SinglePath { path, traffic } if path.mtu == 1000 && traffic.bytes == 1_000_000));
+    assert_eq!((single.path().map(|p| p.mtu), single.traffic().map(|t| t.bytes), single.network()), (Some(1000), Some(1_000_000), None));
+    // Its network is the two-node one it stands for, and has no single path.
+    let as_net = single.as_network().unwrap();
+    assert_eq!((as_net.path(), as_net.traffic(), as_net.network().map(|n| n.links[0].mtu)), (None, None, Some(1000)));
+    assert_eq!(Scenario::from_json(&single.to_json(), &[]).unwrap(), single, "the normalized JSON reads back as the scenario");
+
+    let text = "[nodes]\na = {}\nb = {}\n[[links]]\nbetween = [\"a\", \"b\"]\n\
+                [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ntraffic = { kind = \"bulk\", bytes = \"1kB\" }\n";
+    let network = Scenario::from_toml(text).unwrap();
+    assert!(matches!(&network.topology, Topology::Network(n) if n.flows.len() == 1));
+    assert_eq!((network.path(), network.traffic(), network.smss()), (None, None, None));
+    assert!(matches!(network.as_network().unwrap(), std::borrow::Cow::Borrowed(_)));
+    assert_eq!(Scenario::from_json(&network.to_json(), &[]).unwrap(), network);
+    assert_eq!(network.into_network().map(|n| n.nodes.len()), Some(2));
 }

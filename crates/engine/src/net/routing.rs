@@ -363,7 +363,7 @@ mod tests {
 
     fn net(extra: &str) -> NetworkConfig {
         let text = format!("{extra}\n{}", include_str!("../../tests/data/diamond.toml"));
-        Scenario::from_toml(&text).unwrap().network.unwrap()
+        Scenario::from_toml(&text).unwrap().into_network().unwrap()
     }
 
     fn names(net: &NetworkConfig, t: &RouteTable, hops: &[IfaceId]) -> Vec<String> {
@@ -518,7 +518,7 @@ mod tests {
             }
         }
         t += "[[flows]]\nname = \"f\"\nfrom = \"n0\"\nto = \"n1\"\ntraffic = { kind = \"bulk\", bytes = \"1kB\" }\n";
-        let mut net = Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")).network.unwrap();
+        let mut net = Scenario::from_toml(&t).unwrap_or_else(|e| panic!("{e}\n{t}")).into_network().unwrap();
         let base = net.flows[0].clone();
         let node = |i: usize| (format!("n{i}"), NodeId(i as u32));
         net.flows = s

@@ -8,7 +8,7 @@ pub mod queue;
 pub mod rng;
 
 use crate::capture::Capture;
-use crate::config::Scenario;
+use crate::config::{Scenario, TrafficConfig};
 use crate::error::EngineError;
 use crate::profiles::ProfileSet;
 use crate::result::RunResult;
@@ -114,11 +114,9 @@ pub fn run(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<RunResult
     run_captured(scenario, seed, opts).map(|(r, _)| r)
 }
 
-fn single_path_only(scenario: &Scenario) -> Result<(), EngineError> {
-    match scenario.network {
-        None => Ok(()),
-        Some(_) => Err(EngineError::config("", "a network scenario ([nodes], [[links]], [[flows]]): run it with run_network() or run_json()")),
-    }
+/// The transfer of the single-path `scenario`; an error for a network.
+fn single_path_only(scenario: &Scenario) -> Result<&TrafficConfig, EngineError> {
+    scenario.traffic().ok_or_else(|| EngineError::config("", "a network scenario ([nodes], [[links]], [[flows]]): run it with run_network() or run_json()"))
 }
 
 /// Run the single-path `scenario` with `seed` through its network; the second value is the
@@ -129,14 +127,14 @@ pub fn run_captured(scenario: &Scenario, seed: u64, opts: RunOptions) -> Result<
 
 /// [`run_captured`], the run also priced under each of `profiles` (`crate::profiles`).
 pub fn run_profiled(scenario: &Scenario, seed: u64, opts: RunOptions, profiles: &[ProfileSet]) -> Result<(RunResult, Option<Capture>), EngineError> {
-    single_path_only(scenario)?;
+    let traffic = single_path_only(scenario)?;
     let net = scenario.as_network()?;
     let (record, capture) = network::NetWorld::single_path_profiled(&net, seed, opts, profiles)?.run_captured(seed)?;
     let record = RunResult::of_network(record)?;
-    if record.flow.bytes_delivered > scenario.traffic.bytes {
+    if record.flow.bytes_delivered > traffic.bytes {
         return Err(EngineError::Invariant(format!(
             "receiver got {} bytes of a {}-byte transfer",
-            record.flow.bytes_delivered, scenario.traffic.bytes
+            record.flow.bytes_delivered, traffic.bytes
         )));
     }
     Ok((record, capture))

@@ -53,9 +53,11 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint for `scenario` that will send `app_bytes` and then close.
-    pub fn new(scenario: &Scenario, role: Role, app_bytes: u64) -> Self {
-        Self::with_settings(&scenario.tcp, scenario.path.mtu, role, app_bytes, true)
+    /// An endpoint with the TCP settings of `scenario`, on its single path, that will send
+    /// `app_bytes` and then close; `None` for a network scenario, whose connections each have
+    /// their own path MTU ([`Endpoint::with_settings`]).
+    pub fn new(scenario: &Scenario, role: Role, app_bytes: u64) -> Option<Self> {
+        scenario.path().map(|p| Self::with_settings(&scenario.tcp, p.mtu, role, app_bytes, true))
     }
 
     /// An endpoint with TCP settings `tcp` on a path of MTU `mtu`. The active side opens at

@@ -7,7 +7,7 @@ use super::recovery::{AnyRecovery, EcnElfnRecovery, NewRenoRecovery, RenoRecover
 use super::send_half::AnySender;
 use super::sender::{Sender, SenderParams};
 use super::variant::{Controller, Recovery, SenderKind, VariantInfo};
-use crate::config::{Scenario, Ssthresh, TcpConfig};
+use crate::config::{Ssthresh, TcpConfig};
 
 /// What the variant asks of the receiving half and the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,10 +28,6 @@ pub struct Recipe {
 }
 
 impl Recipe {
-    pub fn for_scenario(s: &Scenario) -> Self {
-        Self::for_tcp(&s.tcp, s.smss())
-    }
-
     /// The recipe of TCP settings `t` with sender maximum segment size `smss`.
     pub fn for_tcp(t: &TcpConfig, smss: u32) -> Self {
         let info = t.variant.info();

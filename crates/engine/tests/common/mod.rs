@@ -83,8 +83,9 @@ pub struct Pair {
 
 impl Pair {
     pub fn new(s: &Scenario, one_way: SimDuration, drop: impl FnMut(usize, &Segment, &[Sent]) -> bool + 'static) -> Self {
+        let end = |role, bytes| Endpoint::new(s, role, bytes).expect("a single-path scenario");
         let mut p = Pair {
-            eps: [Endpoint::new(s, Role::Active, s.traffic.bytes), Endpoint::new(s, Role::Passive, 0)],
+            eps: [end(Role::Active, s.traffic().expect("a single-path scenario").bytes), end(Role::Passive, 0)],
             cpus: [CpuMeter::disabled(), CpuMeter::disabled()],
             now: SimTime::ZERO,
             delay: one_way,

@@ -271,7 +271,7 @@ mod tests {
     use crate::Scenario;
 
     fn network(text: &str) -> NetworkConfig {
-        Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}")).network.expect("network form")
+        Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}")).into_network().expect("network form")
     }
 
     const TWO: &str = r#"

@@ -274,7 +274,7 @@ impl<'a> NetWorld<'a> {
     }
 
     fn build(scenario: &'a Scenario, seed: u64, schedule_starts: bool) -> Result<Self, EngineError> {
-        let Some(net) = &scenario.network else {
+        let Some(net) = scenario.network() else {
             return Err(EngineError::Invariant("network run of a single-path scenario".into()));
         };
         let plan = Plan::of(scenario)?;
