@@ -58,7 +58,8 @@ def test_condition_impairments_sit_where_the_sweep_keys_point():
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    return quick_reproduction(tmp_path_factory, "seed-002")
+    # On the path, as test_reproduce_seed000.py explains.
+    return quick_reproduction(tmp_path_factory, "seed-002", "--network", "path")
 
 
 def test_quick_reproduction_exits_0(quick_run):

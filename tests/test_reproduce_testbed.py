@@ -148,6 +148,15 @@ def test_select_runs_keeps_each_experiments_own_network_when_a_store_holds_both(
     assert picked["name"].tolist() == [exp.base["name"]]
 
 
+def test_the_papers_testbed_is_the_default_network_and_the_path_is_asked_for(tmp_path):
+    # Issue #26: seeds 000 and 002 are judged on what the papers measured, the 802.11b chain with
+    # Dummynet at node c (seed 000 §5, seed 002 §5); `--network path` runs the abstraction.
+    assert networks.choose_network(None, tmp_path) == networks.TESTBED
+    assert networks.choose_network(networks.PATH, tmp_path) == networks.PATH
+    networks.record_network(tmp_path, networks.PATH)
+    assert networks.choose_network(None, tmp_path) == networks.PATH  # a rerun keeps OUT's network
+
+
 def test_a_rerun_without_network_resumes_the_network_out_was_made_with(tmp_path):
     assert networks.recorded_network(tmp_path) is None
     networks.record_network(tmp_path, networks.TESTBED)

@@ -44,7 +44,7 @@ def reproduce_command(
         "--network", metavar="testbed|path", show_default=False,
         help=f"seed-000 and seed-002: 'testbed' runs the paper's experiments on the 802.11b chain with Dummynet "
              "at node c (and seed 000's Table 1 also with RTS/CTS on), 'path' on the 2 Mbit/s path abstraction "
-             f"(default: {DEFAULT_NETWORK}, 2-4x faster). A rerun into the same --out keeps its network unless "
+             f"(default: {DEFAULT_NETWORK}; the path is 2-4x faster). A rerun into the same --out keeps its network unless "
              "this is given. See docs/reproduce/seed-000.md.")] = None,
     reading: Annotated[Optional[List[str]], typer.Option(
         "--reading", metavar="KEY=ALT",

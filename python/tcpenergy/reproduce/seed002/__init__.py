@@ -496,7 +496,7 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report.
 
     ``network``: ``testbed`` or ``path`` (None: the one OUT's reproduction ran on, else
-    ``networks.DEFAULT_NETWORK``, the path). ``transform``: applied to each experiment before it
+    ``networks.DEFAULT_NETWORK``, the testbed). ``transform``: applied to each experiment before it
     runs (None: run them as defined); ``keep``: the sweeps to run (None: all); ``report=False``:
     judge the claims without writing the report."""
     from tcpenergy.reproduce.seed002 import claims as seed002_claims
