@@ -60,8 +60,8 @@ TIMED_ACKS = {
 # A 56-byte echo request (ping's default payload) to the receiver, which echoes it (RFC 862 / ICMP
 # echo as a UDP echo). Flood: the model's UDP source has no closed loop, so requests go out every
 # 1.5 ms, the longest echo round trip on the idle channel in the model (0.87-1.49 ms); with requests
-# and replies contending, the channel carries about 640 round trips a second, ping -f's pace (the
-# next request once the reply is in) within 5 %.
+# and replies contending, the channel carries about 640 round trips a second (a closed loop, the next
+# request once the reply is in as ping -f does, would make about 840).
 PINGS = {
     "flood": {"kind": "on_off", "message": 56, "interval": "1.5ms", "distribution": "fixed"},
     "one-per-second": {"kind": "on_off", "message": 56, "interval": "1s", "distribution": "fixed"},
