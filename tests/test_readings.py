@@ -55,6 +55,14 @@ def test_claims_whose_numbers_chose_a_reading_are_fit_and_keep_their_verdict():
     assert C.tally(marked)[C.FIT] == 1 and C.tally(marked)[C.HOLDS] == 0
 
 
+def test_a_fit_claim_without_a_verdict_stays_not_modelled():
+    # A claim whose part did not run (or that is not modelled) has no verdict to withhold.
+    choice = readings.Choice("X", readings.parse(DOCUMENT), {})
+    records = [{"id": "X-C01", "status": C.NOT_MODELLED, "explanation": "its part did not run"}]
+    marked = readings.mark_fit(records, choice)
+    assert marked[0]["status"] == C.NOT_MODELLED and "judged" not in marked[0]
+
+
 def test_flips_compare_the_rules_verdicts_fit_or_not():
     taken = [{"id": "A", "status": C.FIT, "judged": C.HOLDS}, {"id": "B", "status": C.HOLDS}]
     other = [{"id": "A", "status": C.FIT, "judged": C.DOES_NOT_HOLD}, {"id": "B", "status": C.HOLDS}]

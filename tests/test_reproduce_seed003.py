@@ -125,3 +125,63 @@ def test_hazard_arithmetic_is_a_consistency_check_not_a_reproduction():
     v = E.c22(None, entry)
     assert v.status == C.CONSISTENCY
     assert math.isclose(v.data["p_hazard"], 2296 / 2 ** 32)
+
+
+def test_readings_declare_the_benchmark_ping_and_the_time_based_ack_with_the_claims_they_fit():
+    """Seed 003 §III-A (continuous ping) and §II-F / §III-B.6 (delayed ACK based only on time) are
+    open sentences: each is a declared reading whose fit claims exist."""
+    from tcpenergy.reproduce import readings
+
+    declared = readings.load("tcpenergy.reproduce.seed003")
+    assert set(declared) == {"ping", "delayed-ack"}
+    assert set(declared["ping"].alternatives) == set(S.PINGS)
+    assert set(declared["delayed-ack"].alternatives) == set(S.TIMED_ACKS)
+    ids = {e["id"] for e in C.load_claims(S.CLAIMS)}
+    for reading in declared.values():
+        assert reading.fit and set(reading.fit) <= ids, reading.key
+
+
+def _benchmark_ping(quick=True):
+    bench = next(e for e in S.part_experiments(S.LIFETIME, quick) if e.name == S.BENCHMARK)
+    return bench.base["flows"][0]["traffic"]
+
+
+def _interference_ack():
+    exp = S.part_experiments(S.INTERFERENCE, True)[0]
+    return exp.base["tcp"]["delayed_ack"]
+
+
+def test_continuous_ping_is_a_flood_of_echo_requests_one_round_trip_apart_seed003_3a():
+    """§III-A: "pings continuously" read as ping -f; the alternative is ping's default, one a second."""
+    from tcpenergy.reproduce import readings
+
+    flood = _benchmark_ping()
+    assert flood["message"] == 56 and flood["interval"] == "1.5ms"
+    with readings.active(readings.check(S.PAPER_ID, "tcpenergy.reproduce.seed003", {"ping": "one-per-second"})):
+        assert _benchmark_ping()["interval"] == "1s"
+
+
+def test_time_based_ack_drops_only_linux22s_two_segment_count_seed003_2f():
+    """§II-F: the modified receiver keeps Linux 2.2's delayed-ACK timer (its interarrival estimate,
+    two 10 ms jiffies on a flowing stream, tcp_delack_estimator) and window-update test
+    (tcp_raise_window); the literal 500 ms timer-only reading is an alternative."""
+    from tcpenergy.reproduce import readings
+
+    assert _interference_ack() == {"every": 0, "timeout": "20ms", "window_update": True}
+    assert all(e.base["tcp"]["delayed_ack"]["every"] == 0 for e in S.part_experiments(S.INTERFERENCE, True))
+    with readings.active(readings.check(S.PAPER_ID, "tcpenergy.reproduce.seed003", {"delayed-ack": "timer-only"})):
+        assert _interference_ack() == {"every": 0, "timeout": "500ms"}
+        cumulative = next(e for e in S.experiments(True) if e.name == S.CUMULATIVE)
+        assert {"every": 0, "timeout": "500ms"} in cumulative.axes["tcp.delayed_ack"]
+
+
+def test_timestamps_claim_c05_tests_that_prediction_first_takes_away_the_timestamps_off_gain():
+    """§III-B.2: no gain from timestamps off once PAWS is off the fast path, and that gain must
+    shrink from standard prediction to predict_first: a gain equal under both orders fails."""
+    from tcpenergy.reproduce import rules
+
+    rule = rules.load_rules(S.RULES).rules["S003-C05"]
+    shapes = sorted(sub.shape for sub in rule.of)
+    assert shapes == ["order", "trend"]
+    trend = next(sub for sub in rule.of if sub.shape == "trend")
+    assert trend.direction == "decreasing" and list(trend.axis_order) == ["standard", "predict_first"]

@@ -63,3 +63,38 @@ fn prediction_first_skips_the_paws_test_on_predicted_segments() {
 fn slow_path_without_timestamps(_ops: &std::collections::BTreeMap<&'static str, u64>) -> u64 {
     0
 }
+
+/// The largest stretch of sequence space one receiver ACK covers, over a 1 MB transfer with the
+/// given delayed-ACK table (no loss, 64 KB receive buffer, a first window that fills it).
+fn largest_ack_stretch(delayed_ack: &str) -> (u64, u32, SimTime) {
+    let extra = format!("[tcp]\nreceive_buffer = 65535\ninitial_window = 44\ndelayed_ack = {delayed_ack}");
+    let s = scenario("newreno", "1000000", "", &extra);
+    let mut p = Pair::new(&s, SimDuration::from_millis(20), |_, _, _| false);
+    p.run_until_closed(SimTime(600_000_000_000));
+    let acks: Vec<u64> = p.log.iter().filter(|x| x.from == 1 && x.seg.is_pure_ack()).map(|x| x.seg.ack).collect();
+    let stretch = acks.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    (stretch, acks.len() as u32, p.now)
+}
+
+#[test]
+fn window_update_test_acks_once_half_the_window_has_arrived_linux22_tcp_raise_window() {
+    // Seed 003 §II-F removes Linux's two-segment test; Linux 2.2's __tcp_ack_snd_check still ACKs
+    // at once when tcp_raise_window holds: the window it could offer is more than twice the one
+    // the peer knows, i.e. more than half of the 65535-byte window arrived since the last ACK.
+    let mss = 1460;
+    let (with_update, acks_with, end_with) =
+        largest_ack_stretch(r#"{ every = 0, timeout = "500ms", window_update = true }"#);
+    let (timer_only, acks_without, end_without) = largest_ack_stretch(r#"{ every = 0, timeout = "500ms" }"#);
+    assert!(with_update > 65535 / 2, "an ACK covers more than half the window: {with_update}");
+    assert!(with_update <= 65535 / 2 + mss, "and no more than one segment past it: {with_update}");
+    assert!(timer_only > 65535 / 2 + mss, "the timer alone lets a whole window go unacknowledged: {timer_only}");
+    assert!(acks_with > acks_without);
+    assert!(end_with < end_without, "the transfer ends sooner: {end_with:?} vs {end_without:?}");
+}
+
+#[test]
+fn window_update_is_off_unless_asked_and_leaves_the_two_segment_rule_alone() {
+    let (default, acks_default, _) = largest_ack_stretch(r#"{ every = 2, timeout = "200ms" }"#);
+    let (both, acks_both, _) = largest_ack_stretch(r#"{ every = 2, timeout = "200ms", window_update = true }"#);
+    assert_eq!((default, acks_default), (both, acks_both));
+}

@@ -10,7 +10,7 @@ const TABLES: &[(&str, &str)] = &[
     ("RawPath", "a table of path settings (mtu, frame_overhead, forward, reverse)"),
     ("RawLink", "a table of link settings (rate, delay, queue, red, cross_traffic, impairments)"),
     ("TcpConfig", "a table of tcp settings (variant, initial_window, min_rto, ...)"),
-    ("DelayedAck", "a table { every = <segments>, timeout = \"<duration>\" }"),
+    ("DelayedAck", "a table { every = <segments>, timeout = \"<duration>\", window_update = <bool> }"),
     ("TrafficConfig", "a table of traffic settings (kind, bytes)"),
     ("RawEnergy", "a table of energy settings (sender, receiver, default_profile, radio_policy, timeout)"),
     ("RedConfig", "a table of RED settings (min_th, max_th, max_p, weight, ecn)"),

@@ -411,17 +411,27 @@ impl Serialize for Ssthresh {
 
 /// Delayed ACK (RFC 1122 §4.2.3.2, RFC 5681 §4.2): ACK every `every` full-sized segments or when
 /// `timeout` expires, whichever is first; `every = 0` acknowledges on the timer only.
+/// `window_update`: also ACK at once when the window the receiver could offer is more than twice
+/// the one the peer last heard of, i.e. once more than half the window has arrived since the last
+/// ACK (Linux 2.2's `tcp_raise_window` test in `__tcp_ack_snd_check`, which stays in force when the
+/// two-segment test is removed: seed 003 §II-F).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DelayedAck {
     pub every: u32,
     #[serde(with = "serde_units::duration")]
     pub timeout: SimDuration,
+    #[serde(skip_serializing_if = "is_false")]
+    pub window_update: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for DelayedAck {
     fn default() -> Self {
-        Self { every: 2, timeout: SimDuration::from_millis(200) }
+        Self { every: 2, timeout: SimDuration::from_millis(200), window_update: false }
     }
 }
 

@@ -75,6 +75,7 @@ impl Endpoint {
             timestamps: tcp.timestamps,
             delack_every: tcp.delayed_ack.every,
             delack_timeout: tcp.delayed_ack.timeout,
+            delack_window_update: tcp.delayed_ack.window_update,
             delack_tick: tcp.delayed_ack_tick,
             window: tcp.receive_buffer.min(max_window) as u32,
             mss: smss,

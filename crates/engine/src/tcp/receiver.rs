@@ -14,6 +14,9 @@ pub struct ReceiverParams {
     /// Acknowledge every `delack_every` full-sized segments (0: on the timer only).
     pub delack_every: u32,
     pub delack_timeout: SimDuration,
+    /// Also acknowledge at once once more than half of `window` has arrived since the last ACK
+    /// (Linux 2.2's window-update test, `tcp_raise_window`).
+    pub delack_window_update: bool,
     /// The delayed-ACK timer fires on boundaries of this tick (0 = exact).
     pub delack_tick: SimDuration,
     /// Bytes advertised: the application reads in-order data at once, so the window stays at
@@ -272,7 +275,14 @@ impl Receiver {
         if seg.len >= self.params.mss {
             self.unacked_full += 1;
         }
-        if self.params.ack_every_packet || (self.params.delack_every > 0 && self.unacked_full >= self.params.delack_every) {
+        // Linux 2.2 tcp_raise_window: the window it could offer (the whole buffer, read at once)
+        // is more than twice the one the peer knows (last ACK + window - RCV.NXT).
+        let window_update = self.params.delack_window_update
+            && 2 * (self.rcv_nxt - self.last_ack_sent) > self.params.window as u64;
+        if self.params.ack_every_packet
+            || (self.params.delack_every > 0 && self.unacked_full >= self.params.delack_every)
+            || window_update
+        {
             self.ack_now = true;
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(on_tick(now, self.params.delack_timeout, self.params.delack_tick));

@@ -45,7 +45,47 @@ FULL_REPETITIONS = 10
 QUICK_REPETITIONS = 3
 
 DEFAULT_ACK = {"every": 2, "timeout": "200ms"}   # Linux: an ACK per two full segments, plus the timer
-TIMED_ACK = {"every": 0, "timeout": "500ms"}     # seed 003 §II-F: one ACK per 500 ms
+
+# §II-F / §III-B.6: delayed ACK "based only on time", one of its readings (readings.yaml: delayed-ack).
+# Every alternative drops the two-segment count (every = 0); they differ in the timer and in whether
+# Linux 2.2's window-update test (an ACK at once when more than half the window arrived since the
+# last one, tcp_raise_window) stays in force.
+TIMED_ACKS = {
+    "linux-timer": {"every": 0, "timeout": "20ms", "window_update": True},
+    "half-window": {"every": 0, "timeout": "500ms", "window_update": True},
+    "timer-only": {"every": 0, "timeout": "500ms"},
+}
+
+# §III-A: the benchmark's "pings sent continuously", one of its readings (readings.yaml: ping).
+# A 56-byte echo request (ping's default payload) to the receiver, which echoes it (RFC 862 / ICMP
+# echo as a UDP echo). Flood: the model's UDP source has no closed loop, so requests go out every
+# 1.5 ms, the longest echo round trip on the idle channel in the model (0.87-1.49 ms); with requests
+# and replies contending, the channel carries about 640 round trips a second (a closed loop, the next
+# request once the reply is in as ping -f does, would make about 840).
+PINGS = {
+    "flood": {"kind": "on_off", "message": 56, "interval": "1.5ms", "distribution": "fixed"},
+    "one-per-second": {"kind": "on_off", "message": 56, "interval": "1s", "distribution": "fixed"},
+}
+
+
+def reading(key: str) -> str:
+    """The alternative in force for one of this paper's readings (readings.yaml): the one a running
+    reproduction was given, else the taken one."""
+    from tcpenergy.reproduce import readings
+
+    choice = readings.current()
+    if choice is not None and choice.paper == PAPER_ID:
+        return choice.of(key)
+    return readings.load(__name__)[key].taken
+
+
+def timed_ack() -> Dict[str, Any]:
+    """The time-based delayed ACK of the reading in force."""
+    return dict(TIMED_ACKS[reading("delayed-ack")])
+
+
+def all_modifications() -> Dict[str, Any]:
+    return {"variant": "newreno", "header_prediction": "predict_first", "delayed_ack": timed_ack()}
 
 # Sweep names (the `sweep` column of the store).
 MTU_SACK = "s003-mtu-sack"
@@ -78,8 +118,7 @@ def base(name: str = "seed003-default", *, mtu: int = 1500, tcp: Optional[Mappin
 
 def optimized(mtu: int = 2296) -> Dict[str, Any]:
     """§III-B.7: MTU 2296 + SACK off + header prediction first + time-based delayed ACK (WS, TS stay on)."""
-    return base("seed003-options", mtu=mtu, tcp={"variant": "newreno", "header_prediction": "predict_first",
-                                                  "delayed_ack": dict(TIMED_ACK)})
+    return base("seed003-options", mtu=mtu, tcp=all_modifications())
 
 
 # --------------------------------------------------------------------------------------------
@@ -151,9 +190,6 @@ def station_base(name: str, *, share: Optional[float], mtu: int = 1500, tcp: Opt
     return scenario
 
 
-ALL_MODIFICATIONS = {"variant": "newreno", "header_prediction": "predict_first", "delayed_ack": dict(TIMED_ACK)}
-
-
 def _interfering(schedule: str, share: float) -> Dict[str, Any]:
     """The third laptop's traffic to the receiver, with the default Linux stack (the paper's Libretto ran
     Win95): continuous (Table I) or about 5 MB every 5 minutes (Table II), the schedule scaled with the
@@ -175,11 +211,12 @@ def part_experiments(part: str, quick: bool) -> List[Experiment]:
     reps = LIFETIME_REPETITIONS[quick]
     if part == LIFETIME:
         idle = station_base("seed003-battery", share=share)
+        ping = reading("ping")
         idle["flows"] = [{"name": "ping", "from": "sender", "to": "receiver", "transport": "udp", "echo": True,
-                          "traffic": {"kind": "on_off", "message": 56, "interval": "1s", "distribution": "fixed"}}]
+                          "traffic": dict(PINGS[ping])}]
         return [
-            Experiment(BENCHMARK, "§III-A battery benchmark: no traffic vs a ping a second (56-byte echo) until the "
-                                  "sender's battery is empty", idle,
+            Experiment(BENCHMARK, f"§III-A battery benchmark: no traffic vs continuous ping ({ping}: 56-byte echo "
+                                  f"every {PINGS[ping]['interval']}) until the sender's battery is empty", idle,
                        {"flows.0.start": ["0s", "24h"]}, reps),
             Experiment(LIFETIME_MTU, "§III-B.1 and B.9: bulk TCP until the sender's battery is empty, MTU "
                                      "500/1000/1500/2296, default options, no RTS/CTS",
@@ -188,7 +225,7 @@ def part_experiments(part: str, quick: bool) -> List[Experiment]:
     if part == RTS_CTS:
         transfer = RTS_TRANSFER[quick]
         default = station_base("seed003-rts", share=None)
-        cumulative = station_base("seed003-rts", share=None, mtu=2296, tcp=ALL_MODIFICATIONS)
+        cumulative = station_base("seed003-rts", share=None, mtu=2296, tcp=all_modifications())
         for scenario in (default, cumulative):
             scenario["flows"][0]["traffic"]["bytes"] = transfer
         axis = {"channels.0.rts_threshold": ["off", RTS_THRESHOLD_FIG8B]}
@@ -199,7 +236,7 @@ def part_experiments(part: str, quick: bool) -> List[Experiment]:
     if part == INTERFERENCE:
         out = []
         for sweep, schedule, table in ((CONTINUOUS, "continuous", "I"), (INTERMITTENT, "intermittent", "II")):
-            base_ = station_base("seed003-interference", share=share, tcp=ALL_MODIFICATIONS, interferer=True)
+            base_ = station_base("seed003-interference", share=share, tcp=all_modifications(), interferer=True)
             base_["flows"].append(_interfering(schedule, share))
             out.append(Experiment(sweep, f"§III-C Table {table}: all modifications, MTU 1500, {schedule} interfering "
                                          "traffic from a third station to the receiver, until the sender's battery is "
@@ -226,12 +263,13 @@ def experiments(quick: bool = False) -> List[Experiment]:
                    {"tcp.window_scale": [True, False]}, reps),
         Experiment(HEADER, "§III-B.5: header prediction standard / predict_first, MTU 1500", base(),
                    {"tcp.header_prediction": ["standard", "predict_first"]}, reps),
-        Experiment(DELACK, "§III-B.6: delayed ACK every 2 (200 ms timer) / time-only 500 ms, MTU 1500", base(),
-                   {"tcp.delayed_ack": [dict(DEFAULT_ACK), dict(TIMED_ACK)]}, reps),
-        Experiment(CUMULATIVE, "§III-B.7: all modifications (SACK off, predict_first, 500 ms time-only ACK) "
-                               "at MTU 2296 (Fig 8a) and MTU 1500 (Fig 9); baseline = defaults at MTU 1500. "
-                               "Diagnostic: the same with the default delayed ACK (every 2) instead of time-only",
-                   optimized(), {"path.mtu": [2296, 1500], "tcp.delayed_ack": [dict(TIMED_ACK), dict(DEFAULT_ACK)]},
+        Experiment(DELACK, f"§III-B.6: delayed ACK every 2 (200 ms timer) / time-based ({reading('delayed-ack')}), "
+                           "MTU 1500", base(), {"tcp.delayed_ack": [dict(DEFAULT_ACK), timed_ack()]}, reps),
+        Experiment(CUMULATIVE, "§III-B.7: all modifications (SACK off, predict_first, time-based delayed ACK "
+                               f"({reading('delayed-ack')})) at MTU 2296 (Fig 8a) and MTU 1500 (Fig 9); baseline = "
+                               "defaults at MTU 1500. Diagnostic: the same with the default delayed ACK (every 2) "
+                               "instead of the time-based one",
+                   optimized(), {"path.mtu": [2296, 1500], "tcp.delayed_ack": [timed_ack(), dict(DEFAULT_ACK)]},
                    reps),
     ]
 
@@ -329,7 +367,7 @@ def _lifetime_section(runs):
     bench = _means(runs, BENCHMARK, ["label.flows.0.start"], ["s003.lifetime_min"])
     if bench is not None:
         for start, row in bench.iterrows():
-            what = "no traffic" if start != "0s" else "a ping a second"
+            what = "no traffic" if start != "0s" else f"continuous ping ({reading('ping')})"
             paper = 223 if start != "0s" else 101
             rows.append([f"benchmark: {what}", "", f"{row['s003.lifetime_min']:.1f}", f"{paper}", "", ""])
     mtu = _means(runs, LIFETIME_MTU, ["label.channels.0.mtu"],

@@ -115,7 +115,7 @@ def _settings() -> List[Tuple[str, str, int, str, Dict[str, Any], str, Dict[str,
              S.WSCALE, {"tcp__window_scale": True}),
             ("header prediction", "predict_first", 1500, S.HEADER, {"tcp__header_prediction": "predict_first"},
              S.HEADER, {"tcp__header_prediction": "standard"}),
-            ("delayed ACK", "time-only 500 ms", 1500, S.DELACK, {"tcp__delayed_ack__every": 0},
+            ("delayed ACK", f"time-based ({S.reading('delayed-ack')})", 1500, S.DELACK, {"tcp__delayed_ack__every": 0},
              S.DELACK, {"tcp__delayed_ack__every": 2})]
     for mtu in (2296, 1500):
         out.append(("cumulative", f"all modifications, MTU {mtu}", mtu, S.CUMULATIVE,
