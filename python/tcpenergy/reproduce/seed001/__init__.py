@@ -264,8 +264,9 @@ def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
     intro = (f"One {RATE} hop with {DELAY_MS} ms delay, {PACKET}-byte packets, the two-state channel (good PER "
              f"{GOOD_PER:.2%}, bad PER {BAD_PER:.0%}, fixed state lengths, one timeline for both directions), "
              f"device profile {DEVICE} at both ends. Overheads follow docs/models/metrics.md (intermediate radio: "
-             "O = 0.5 data + 0.5 time overhead)." + (" Quick mode: fewer conditions and 2 seeds per setting."
-                                                    if quick else ""))
+             "O = 0.5 data + 0.5 time overhead). Readings in force (readings.yaml): "
+             + ", ".join(f"{key} = {reading(key)}" for key in readings.load(__name__)) + "."
+             + (" Quick mode: fewer conditions and 2 seeds per setting." if quick else ""))
     return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
