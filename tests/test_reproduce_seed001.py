@@ -46,10 +46,16 @@ def test_every_run_based_verdict_counts_its_runs_and_none_averages_an_incomplete
 
 def test_e2tcp_has_lower_data_and_time_overhead_than_tahoe_at_every_quick_condition(quick_run):
     """Seed 001 §3.3, Figs 1-4: the model's E2TCP result the whole reproduction rests on."""
+    from tcpenergy.reproduce import common
+
     out, _ = quick_run
     records = _records(out)
     assert records["S001-C01"]["status"] == C.HOLDS, records["S001-C01"]["evidence"]
-    assert records["S001-C04"]["status"] == C.HOLDS, records["S001-C04"]["evidence"]
+    runs = S.add_metrics(common.load_runs(out / "runs.duckdb"))
+    bulk = runs[runs["sweep"].str.startswith("s001-overhead-")]
+    means = bulk.groupby(["s001.scenario", "s001.good_s", "tcp.variant"])["s001.time_overhead_pct"].mean().unstack()
+    assert len(means) == 6
+    assert (means["e2tcp"] < means[["tahoe", "reno", "newreno"]].min(axis=1)).all(), means
 
 
 def test_report_has_table_1_and_the_checklist(quick_run):
