@@ -79,7 +79,7 @@ def test_consistency_check_that_passes_is_its_own_status_with_the_reason():
     assert v.status == C.CONSISTENCY and "by definition" in v.explanation
     assert C.consistency(False, "r = 0.2", "by definition", "inconsistent").status == C.DOES_NOT_HOLD
     records = [{"status": C.CONSISTENCY}, {"status": C.HOLDS}, {"status": C.DOES_NOT_HOLD}]
-    assert C.tally(records) == {C.HOLDS: 1, C.DOES_NOT_HOLD: 1, C.CONSISTENCY: 1, C.NOT_MODELLED: 0}
+    assert C.tally(records) == {C.HOLDS: 1, C.DOES_NOT_HOLD: 1, C.CONSISTENCY: 1, C.FIT: 0, C.NOT_MODELLED: 0}
     with pytest.raises(ValueError):
         C.Verdict(C.CONSISTENCY, "evidence")  # needs the reason it cannot fail
 
