@@ -112,6 +112,31 @@ fn a_timeout_restarts_from_the_minimum_window_seed001_s2_2() {
 }
 
 #[test]
+fn the_window_a_timeout_leaves_follows_the_after_timeout_reading_seed001_s2_2() {
+    // The blackout of the test above: nothing is reported, so the window is above the minimum
+    // when the first timer expires. reduce_to_min (default) and min_window both leave the minimum
+    // window; burst_window leaves the one-packet probe.
+    for (extra, expected) in [
+        ("", 4),
+        ("[tcp]\ne2tcp = { after_timeout = \"reduce_to_min\" }\n", 4),
+        ("[tcp]\ne2tcp = { after_timeout = \"min_window\" }\n", 4),
+        ("[tcp]\ne2tcp = { after_timeout = \"burst_window\" }\n", 1),
+    ] {
+        let s = e2tcp("2MB", "", extra);
+        let blackout = |from: usize, _: &Segment, log: &[Sent]| {
+            let t = log.last().map_or(SimTime::ZERO, |l| l.at);
+            from == 0 && t >= SimTime(500_000_000) && t < SimTime(1_500_000_000)
+        };
+        let mut p = Pair::new(&s, ONE_WAY, blackout);
+        step_until(&mut p, |p| window(p) > 8);
+        step_until(&mut p, |p| p.eps[0].sender.counters().timeouts > 0);
+        assert_eq!(window(&p), expected, "{extra}");
+        p.run_until_closed(SimTime(120_000_000_000));
+        assert!(p.eps[1].is_closed(), "{extra}: completes after the blackout");
+    }
+}
+
+#[test]
 fn timeouts_track_the_round_trip_with_a_margin_seed001_s2_2() {
     let s = e2tcp("200kB", "", "[tcp]\ne2tcp = { timer_margin = 0.5 }\n");
     let mut p = Pair::new(&s, ONE_WAY, |_: usize, _: &Segment, _: &[Sent]| false);
@@ -195,6 +220,7 @@ fn e2tcp_settings_out_of_range_name_their_key() {
         ("e2tcp = { error_limit = 0 }", "tcp.e2tcp.error_limit"),
         ("e2tcp = { burst_window = 0 }", "tcp.e2tcp.burst_window"),
         ("e2tcp = { timer_margin = -1.0 }", "tcp.e2tcp.timer_margin"),
+        ("e2tcp = { after_timeout = \"never\" }", "after_timeout"),
         ("timestamps = true", "tcp.timestamps"),
         ("sack = false", "tcp.sack"),
     ] {

@@ -27,6 +27,23 @@ pub struct E2tcpConfig {
     pub timer_margin: f64,
     #[serde(with = "serde_units::duration")]
     pub min_timeout: SimDuration,
+    /// The window after a transmission or retransmission timeout (seed 001 §2.2: a burst is
+    /// assumed and the window "reduced to its minimum size").
+    pub after_timeout: AfterTimeout,
+}
+
+/// What a timeout does to E2TCP's window (docs/models/e2tcp.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterTimeout {
+    /// The window is reduced to the minimum window, never raised: a burst probe smaller than
+    /// the minimum window stays as it is (the paper's "reduces").
+    #[default]
+    ReduceToMin,
+    /// The window is set to the minimum window, also from a smaller burst probe.
+    MinWindow,
+    /// The window is set to the burst-error window, as for a burst the acknowledgments report.
+    BurstWindow,
 }
 
 impl Default for E2tcpConfig {
@@ -41,6 +58,7 @@ impl Default for E2tcpConfig {
             decrease: 1,
             timer_margin: 0.25,
             min_timeout: SimDuration::from_millis(20),
+            after_timeout: AfterTimeout::ReduceToMin,
         }
     }
 }

@@ -24,7 +24,7 @@ pub mod phy;
 mod stack;
 
 pub use battery::{BatteryConfig, BatteryModel};
-pub use e2tcp::E2tcpConfig;
+pub use e2tcp::{AfterTimeout, E2tcpConfig};
 pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
 pub use overrides::apply_override;

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
+from tcpenergy.reproduce import readings
 from tcpenergy.reproduce.claims import paper_file
 from tcpenergy.reproduce.common import Experiment, Outcome, Transform, table_section
 from tcpenergy.reproduce.registry import Paper
@@ -49,11 +50,16 @@ DELAYS_MS = (40, 50, 60, 70)
 INTERDEPARTURE = ("500ms", "200ms", "100ms", "50ms")
 CBR_RATES = ("250kbps", "500kbps", "1Mbps")
 CHANNEL_KEY = "links.0.impairments"
+WEIGHT_DATA, WEIGHT_TIME = 0.5, 0.5             # §1.2: the intermediate radio
 
 # The retransmission timer of ns-2's TCP agents of the paper's time (tcp.cc, before minrto_ became
 # 200 ms in 2004): RTO = SRTT + 4 RTTVAR counted in 100 ms ticks, at least two ticks, 3 s before the
 # first sample; no 1 s floor. ns-2's default sink acknowledges every packet; E2TCP does so by design.
 NS2_TIMERS = {"min_rto": "200ms", "clock_granularity": "100ms", "initial_rto": "3s"}
+# The readings of readings.yaml: the window bounding every sender (bytes of receive window) and
+# E2TCP's maximum window (packets), by alternative.
+TCP_WINDOW_BYTES = {"ns2-20": 20 * PACKET, "64KB": 64_000}
+AFTER_TIMEOUT = {"reduce-to-min": "reduce_to_min", "min-window": "min_window", "burst-window": "burst_window"}
 FULL_REPETITIONS = 5
 QUICK_REPETITIONS = 2
 
@@ -81,14 +87,37 @@ def conditions(scenario: str, quick: bool) -> List[List[Dict[str, Any]]]:
 NAME = "seed001"
 
 
+def reading(key: str) -> str:
+    """The alternative in force for one of readings.yaml's readings (the taken one outside a reproduction)."""
+    if readings.current() is not None:
+        return readings.chosen(key)
+    return readings.load(__name__)[key].taken
+
+
+def tcp(variant: str, **e2tcp: Any) -> Dict[str, Any]:
+    """The transport of one protocol: ns-2's timers (above), an ACK for every packet, the receive
+    window of the reading tcp-window; E2TCP with the maximum window of the reading e2tcp-window
+    (docs/models/e2tcp.md for the rest) and ``e2tcp``'s further constants."""
+    table: Dict[str, Any] = {"variant": variant, **NS2_TIMERS, "delayed_ack": {"every": 1, "timeout": "100ms"},
+                             "receive_buffer": TCP_WINDOW_BYTES[reading("tcp-window")]}
+    if variant == "e2tcp":
+        table["e2tcp"] = {"max_window": int(reading("e2tcp-window")),
+                          "after_timeout": AFTER_TIMEOUT[reading("e2tcp-timeout")], **e2tcp}
+    return table
+
+
+def protocols(names: Sequence[str]) -> List[Dict[str, Any]]:
+    """A sweep axis over protocols: the whole `tcp` table of each (E2TCP's constants apply to it only)."""
+    return [tcp(name) for name in names]
+
+
 def base(name: str, traffic: Optional[Mapping[str, Any]] = None, variant: str = "e2tcp") -> Dict[str, Any]:
     """§3.1's default setup: base station -> mobile host over one wireless hop, a 20 MB bulk transfer."""
     return {
         "name": name,
         "seed": 1,
         "stop_after": "6h",
-        "tcp": {"variant": variant, **NS2_TIMERS, "delayed_ack": {"every": 1, "timeout": "100ms"},
-                "receive_buffer": "64KB"},
+        "tcp": tcp(variant),
         "metrics": {"radio": "intermediate"},
         "nodes": {"bs": {"profile": DEVICE}, "mh": {"profile": DEVICE}},
         "links": [{"between": ["bs", "mh"], "rate": RATE, "delay": f"{DELAY_MS}ms", "mtu": PACKET + 40, "queue": 100,
@@ -111,28 +140,28 @@ def experiments(quick: bool = False) -> List[Experiment]:
         out += [
             Experiment(f"s001-overhead-{low}", f"Figs {'1, 3, 15, 17' if sc == 'A' else '2, 4, 16, 18'}: "
                        f"Scenario {sc}, 20 MB bulk, Tahoe / Reno / NewReno / E2TCP",
-                       base(NAME), {CHANNEL_KEY: cond, "tcp.variant": list(PROTOCOLS)}, reps),
+                       base(NAME), {CHANNEL_KEY: cond, "tcp": protocols(PROTOCOLS)}, reps),
             Experiment(f"s001-no-compression-{low}", f"Table 1: Scenario {sc}, E2TCP without header compression",
-                       {**base(NAME), "tcp": {**base("x")["tcp"], "e2tcp": {"header_compression": False}}},
+                       {**base(NAME), "tcp": tcp("e2tcp", header_compression=False)},
                        {CHANNEL_KEY: cond}, reps),
             Experiment(f"s001-bandwidth-{low}", f"Figs {'5-6' if sc == 'A' else '7-8'}: Scenario {sc}, bandwidth "
                        "(values not given in the paper)", base(NAME),
-                       {CHANNEL_KEY: cond, "links.0.rate": list(BANDWIDTHS), "tcp.variant": ["tahoe", "e2tcp"]}, reps),
+                       {CHANNEL_KEY: cond, "links.0.rate": list(BANDWIDTHS), "tcp": protocols(["tahoe", "e2tcp"])}, reps),
             Experiment(f"s001-delay-{low}", f"Fig {'9' if sc == 'A' else '10'}: Scenario {sc}, channel delay 40-70 ms",
                        base(NAME),
                        {CHANNEL_KEY: cond, "links.0.delay": [f"{d}ms" for d in DELAYS_MS],
-                        "tcp.variant": ["tahoe", "e2tcp"]}, reps),
+                        "tcp": protocols(["tahoe", "e2tcp"])}, reps),
             Experiment(f"s001-interactive-{low}", f"Fig {'11' if sc == 'A' else '12'}: Scenario {sc}, interactive "
                        f"traffic ({PACKET} B messages, exponential inter-departure), {SESSION_S} s",
                        base(NAME, {"kind": "on_off", "message": PACKET, "interval": "500ms",
                                                            "distribution": "exponential"}),
                        {CHANNEL_KEY: cond, "flows.0.traffic.interval": list(INTERDEPARTURE),
-                        "tcp.variant": ["tahoe", "e2tcp"]}, reps, fixed={"flows.0.stop": f"{SESSION_S}s"}),
+                        "tcp": protocols(["tahoe", "e2tcp"])}, reps, fixed={"flows.0.stop": f"{SESSION_S}s"}),
             Experiment(f"s001-cbr-{low}", f"Fig {'13' if sc == 'A' else '14'}: Scenario {sc}, CBR traffic "
                        f"({PACKET} B packets), {SESSION_S} s",
                        base(NAME, {"kind": "cbr", "rate": "250kbps", "packet": PACKET}),
                        {CHANNEL_KEY: cond, "flows.0.traffic.rate": list(CBR_RATES),
-                        "tcp.variant": ["tahoe", "e2tcp"]}, reps, fixed={"flows.0.stop": f"{SESSION_S}s"}),
+                        "tcp": protocols(["tahoe", "e2tcp"])}, reps, fixed={"flows.0.stop": f"{SESSION_S}s"}),
         ]
     return out
 
@@ -182,14 +211,22 @@ def add_metrics(runs):
     runs["s001.data_overhead_pct"] = runs[eff + "data_overhead"].astype(float) * 100
     runs["s001.time_overhead_pct"] = runs[eff + "time_overhead"].astype(float) * 100
     runs["s001.overhead_pct"] = runs[eff + "overhead"].astype(float) * 100
+    if reading("paced-time-overhead") == "session":
+        # §1.2 on a paced session (readings.yaml): an ideal protocol delivers each message as the
+        # application writes it, so it needs the time the application took to write the messages
+        # the run delivered; the run needed the whole session.
+        paced = runs["sweep"].str.startswith(("s001-interactive-", "s001-cbr-"))
+        written = runs["flows.f.messages_sent"].astype(float)
+        delivered = runs["flows.f.messages_delivered"].astype(float)
+        session_pct = (written / delivered - 1) * 100
+        runs.loc[paced, "s001.time_overhead_pct"] = session_pct[paced]
+        runs.loc[paced, "s001.overhead_pct"] = (WEIGHT_DATA * runs.loc[paced, "s001.data_overhead_pct"]
+                                                + WEIGHT_TIME * runs.loc[paced, "s001.time_overhead_pct"])
     runs["s001.throughput_kbps"] = runs["flows.f.goodput_bps"].astype(float) / 1e3
     if "flows.f.packet_latency_ms.mean" in runs:
         runs["s001.latency_ms"] = runs["flows.f.packet_latency_ms.mean"].astype(float)
-    variant = runs["label.tcp.variant"] if "label.tcp.variant" in runs else None
     protocol = runs["sweep"].map(lambda s: "e2tcp-nohc" if "no-compression" in s else None)
-    if variant is not None:
-        protocol = protocol.fillna(variant)
-    runs["s001.protocol"] = protocol.fillna("e2tcp")
+    runs["s001.protocol"] = protocol.fillna(runs["tcp.variant"])
     return runs
 
 
@@ -227,8 +264,9 @@ def _setup_section(exps: Sequence[Experiment], runs, quick: bool):
     intro = (f"One {RATE} hop with {DELAY_MS} ms delay, {PACKET}-byte packets, the two-state channel (good PER "
              f"{GOOD_PER:.2%}, bad PER {BAD_PER:.0%}, fixed state lengths, one timeline for both directions), "
              f"device profile {DEVICE} at both ends. Overheads follow docs/models/metrics.md (intermediate radio: "
-             "O = 0.5 data + 0.5 time overhead)." + (" Quick mode: fewer conditions and 2 seeds per setting."
-                                                    if quick else ""))
+             "O = 0.5 data + 0.5 time overhead). Readings in force (readings.yaml): "
+             + ", ".join(f"{key} = {reading(key)}" for key in readings.load(__name__)) + "."
+             + (" Quick mode: fewer conditions and 2 seeds per setting." if quick else ""))
     return table_section(["sweep", "what", "settings", "seeds", "runs stored", "file"], rows, intro, "Experiments")
 
 
@@ -278,8 +316,8 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
              "claims.json.")
     sections.append(claims_mod.checklist_section(results, intro))
     frame = runs[runs["sweep"].str.startswith("s001-overhead-")].sort_values("s001.good_s", ascending=False)
-    keep = [c for c in frame.columns if not c.startswith("label.")] + ["label.tcp.variant"]
-    layout = Layout(x="s001.good_state", line="label.tcp.variant", panels=("s001.scenario",))
+    keep = [c for c in frame.columns if not c.startswith("label.")]
+    layout = Layout(x="s001.good_state", line="tcp.variant", panels=("s001.scenario",))
     paths = _write_report(frame[keep].reset_index(drop=True), Path(out_dir) / "report", title=TITLE,
                           level=claims_mod.LEVEL, layout=layout,
                           summary_sections=[claims_mod.summary_section(results)], extra_sections=sections,

@@ -300,8 +300,8 @@ impl E2tcpSender {
     // Timers.
 
     /// An expired timer deems every packet it watches lost: the transmission timer the first
-    /// transmissions, the retransmission timer the retransmissions; the window restarts from
-    /// its minimum.
+    /// transmissions, the retransmission timer the retransmissions; the window goes to its
+    /// minimum size (`after_timeout`).
     fn expire(&mut self, now: SimTime) {
         if self.persist.is_some_and(|d| d <= now) {
             self.ops.report(now, Op::TimerExpired);

@@ -4,7 +4,7 @@
 //! answers; a timeout also means a burst and restarts from the minimum window, which lets the
 //! sender recover quickly once the burst is over.
 
-use crate::config::E2tcpConfig;
+use crate::config::{AfterTimeout, E2tcpConfig};
 
 /// How the last report was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,9 +54,15 @@ impl E2tcpWindow {
         }
     }
 
-    /// A transmission or retransmission timer expired: assume a burst, restart from the minimum.
+    /// A transmission or retransmission timer expired: a burst is assumed (seed 001 §2.2), and the
+    /// window goes to its minimum size as `after_timeout` reads it.
     pub fn on_timeout(&mut self) {
-        self.packets = self.cfg.min_window;
+        let c = &self.cfg;
+        self.packets = match c.after_timeout {
+            AfterTimeout::ReduceToMin => self.packets.min(c.min_window),
+            AfterTimeout::MinWindow => c.min_window,
+            AfterTimeout::BurstWindow => c.burst_window,
+        };
     }
 }
 
@@ -109,8 +115,27 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_restarts_from_the_minimum_window_seed001_s2_2() {
+    fn a_timeout_reduces_the_window_to_the_minimum_and_never_raises_a_burst_probe_seed001_s2_2() {
         let mut w = E2tcpWindow::new(cfg());
+        for _ in 0..6 {
+            w.on_report(0);
+        }
+        assert_eq!(w.packets(), 10);
+        w.on_timeout();
+        assert_eq!(w.packets(), 4);
+        // During a burst the probe times out again and again: it stays a probe, polling the
+        // channel at the timeout's pace until an answer comes.
+        w.on_report(5);
+        assert_eq!(w.packets(), 1);
+        w.on_timeout();
+        assert_eq!(w.packets(), 1);
+        assert_eq!(w.on_report(0), Reading::Clean);
+        assert_eq!(w.packets(), 2);
+    }
+
+    #[test]
+    fn the_min_window_reading_restarts_every_timeout_from_the_minimum_seed001_s2_2() {
+        let mut w = E2tcpWindow::new(E2tcpConfig { after_timeout: AfterTimeout::MinWindow, ..cfg() });
         w.on_report(5);
         assert_eq!(w.packets(), 1);
         w.on_timeout();
@@ -120,5 +145,15 @@ mod tests {
         }
         w.on_timeout();
         assert_eq!(w.packets(), 4);
+    }
+
+    #[test]
+    fn the_burst_window_reading_treats_a_timeout_as_a_reported_burst_seed001_s2_2() {
+        let mut w = E2tcpWindow::new(E2tcpConfig { after_timeout: AfterTimeout::BurstWindow, ..cfg() });
+        for _ in 0..6 {
+            w.on_report(0);
+        }
+        w.on_timeout();
+        assert_eq!(w.packets(), 1);
     }
 }
