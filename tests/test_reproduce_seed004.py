@@ -7,6 +7,7 @@ import json
 
 import pytest
 from tcpenergy.reproduce import claims as C
+from tcpenergy.reproduce import readings
 from tcpenergy.reproduce import rules as R
 from tcpenergy.reproduce import seed004 as S
 from tcpenergy.reproduce.seed004 import claims as E
@@ -65,9 +66,67 @@ def test_contention_decrease_halves_the_flows_until_the_last_leaves_at_the_end_s
         assert all(b <= (a + 1) // 2 for a, b in zip(alive, alive[1:]))
 
 
+def under(**overrides):
+    """The seed-004 readings in force: the taken ones, with ``overrides`` (key -> alternative)."""
+    return readings.active(readings.check("seed-004", S.__name__, {k.replace("_", "-"): v for k, v in overrides.items()}))
+
+
 def test_handoffs_take_each_sink_link_down_for_0_2_s_at_its_own_phase_seed004_s5_3_2():
-    scenario = S.with_handoffs(S.dumbbell(4, 0.0, "10s", "x"))
+    with under():
+        scenario = S.with_handoffs(S.dumbbell(4, 0.0, "10s", "x"))
     outages = [imp for link in scenario["links"] if link["between"][0] == "r2"
                for imp in link["forward"]["impairments"] if imp["kind"] == "outage"]
     assert len(outages) == 4
     assert all(o["down"] == "200ms" and o["offset"] == "random" for o in outages)
+
+
+def _rates(scenario):
+    return {tuple(link["between"]): link["rate"] for link in scenario["links"]}
+
+
+def test_fig1_bw3_is_the_sink_access_links_and_the_bottleneck_stays_10_mbit_seed004_s4_1():
+    """Fig 1: bw_1 = bw_2 = 10, bw_3 = 1 Mbit/s; read left to right (reading bw3 = sink-access), the
+    bottleneck keeps §5.3's 10 Mbit/s."""
+    with under():
+        rates = _rates(S.dumbbell(4, 0.01, "10s", "x"))
+    assert rates[("r1", "r2")] == "10Mbps"
+    assert all(rates[("s%d" % i, "r1")] == "10Mbps" and rates[("r2", "d%d" % i)] == "1Mbps" for i in range(1, 5))
+    with under(bw3="bottleneck"):
+        testbed, sim = _rates(S.dumbbell(4, 0.0, "10s", "x", testbed=True)), _rates(S.dumbbell(4, 0.0, "10s", "x"))
+    assert testbed[("r1", "r2")] == "1Mbps" and sim[("r1", "r2")] == "10Mbps"
+    with under(bw3="set-aside"):
+        assert set(_rates(S.dumbbell(4, 0.0, "10s", "x", testbed=True)).values()) == {"10Mbps"}
+
+
+def test_responsive_and_smooth_carry_the_small_fixed_timeout_and_newreno_the_standard_one_seed004_s2():
+    """§2: the alpha/beta adjustments come with a small fixed timeout; NewReno is standard TCP(1, 1/2)."""
+    with under():
+        base = S.dumbbell(2, 0.0, "10s", "x")
+        axis = S.variant_axis(base, S.SIM_PROTOCOLS)["tcp"]
+    by_variant = {t["variant"]: t for t in axis}
+    assert "fixed_rto" not in by_variant["newreno"]
+    assert by_variant["responsive"]["fixed_rto"] == by_variant["smooth"]["fixed_rto"] == "300ms"
+    # every other tcp setting of the dumbbell is kept
+    assert all(t["receive_buffer"] == base["tcp"]["receive_buffer"] for t in axis)
+    with under(alpha_beta_timeout="standard"):
+        assert S.variant_axis(base, S.SIM_PROTOCOLS) == {"tcp.variant": list(S.SIM_PROTOCOLS)}
+
+
+def test_calibration_path_is_140_mbit_with_a_10_packet_queue_seed004_s5_1():
+    """Eq. (8), a = 5, with the aggressive TCP's 8.4 GB in 600 s: Tmax = 112 / 0.8 = 140 Mbit/s."""
+    with under():
+        link = S.calibration_base(60)["links"][0]
+    assert (link["rate"], link["delay"], link["queue"]) == ("140Mbps", "1ms", 10)
+    with under(calibration_path="100M-q100"):
+        link = S.calibration_base(60)["links"][0]
+    assert (link["rate"], link["queue"]) == ("100Mbps", 100)
+
+
+def test_descent_counts_the_responses_that_bring_a_large_window_to_the_2_segment_floor_seed004_s2():
+    """§2: multiple drops, not one, shrink window and ssthresh to 2 segments."""
+    # cwnd 10 -> 3 -> 1 with ssthresh 20 -> 9 -> 2: two responses
+    assert E.descent([10, 3, 1, 1], [20, 9, 2, 2], smss=1) == 2
+    # one response straight to the floor counts 1; later responses at the floor do not add
+    assert E.descent([10, 1, 1, 1], [20, 2, 2, 2], smss=1) == 1
+    # never below the floor from a large window
+    assert E.descent([10, 9, 8], [20, 18, 16], smss=1) == 0

@@ -4,14 +4,17 @@ TCP(alpha, beta) protocols judged by effort, goodput, EEE, EP, UAR, fairness and
 Four groups of experiments, each a set of sweeps over the TCP variant:
 
 * §5.1 calibration, one flow between two nodes for 600 s: NewReno TCP(1, 0.5), the aggressive
-  TCP(1.2, 1) with a fixed 50 ms timeout and the conservative TCP(0.3, 0.2) with a fixed 1 s timeout;
+  TCP(1.2, 1) with a fixed 50 ms timeout and the conservative TCP(0.3, 0.2) with a fixed 1 s timeout,
+  on the path of the reading ``calibration-path``;
 * §5.2 the testbed's evaluation as a simulation of its setting: NewReno, Responsive TCP(1.24, 0.25)
   and Smooth TCP(0.31, 0.875) sharing one bottleneck, 2 to 16 flows, 10 repetitions;
 * §5.3 the dumbbell of the ns-2 study (`tcpenergy.topology.dumbbell`): 30 flows under PER 0.01-0.4
   (§5.3.1 and §5.3.4), 10-100 flows with 0.2 s handoffs (§5.3.2), and the contention decrease of
   §5.3.3 (flows leave, halving their number, until the last leaves at 120 s).
 
-Readings of what the paper leaves open are in docs/reproduce/seed-004.md.
+The dumbbell's link rates follow the reading ``bw3`` and the timeout of Responsive and Smooth
+the reading ``alpha-beta-timeout``. Readings of what the paper leaves open are declared in
+readings.yaml (with their evidence and procedure) and described in docs/reproduce/seed-004.md.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import re
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from tcpenergy.reproduce import common
+from tcpenergy.reproduce import common, readings
 from tcpenergy.reproduce.claims import paper_file
 from tcpenergy.reproduce.common import Experiment, Outcome, Transform, table_section
 from tcpenergy.reproduce.registry import Paper
@@ -54,7 +57,12 @@ HANDOFF_S, HANDOFF_EVERY_S = 0.2, 10.0   # §5.3.2: 0.2 s handoffs; how often is
 DECREASE_PER = 0.2                        # §5.3.3
 DURATION, QUICK_DURATION = "120s", "30s"  # §5.3: 120 s of simulated time
 CALIBRATION_S, QUICK_CALIBRATION_S = 600, 60  # §5.1: 600 s experiments
-CALIBRATION_RATE = "100Mbps"              # the testbed's path is not given; 8.4 GB in 600 s is ~112 Mbit/s
+# The §5.1 path (reading calibration-path): rate, one-way delay, drop-tail queue in packets.
+CALIBRATION_PATHS = {"140M-q10": ("140Mbps", "1ms", 10), "140M-q5": ("140Mbps", "1ms", 5),
+                     "140M-q20": ("140Mbps", "1ms", 20), "100M-q100": ("100Mbps", "1ms", 100)}
+# Fig 1's small rate (reading bw3) and the small fixed timeout (reading alpha-beta-timeout).
+BW3 = "1Mbps"
+SMALL_FIXED_RTO = {"fixed-300ms": "300ms", "fixed-50ms": "50ms", "standard": None}
 # A real path is nearly, not perfectly, error-free (the reading seed 003's reproduction makes too):
 # the testbed settings (§5.1, §5.2) get this packet error rate.
 TESTBED_PER = 0.001
@@ -79,10 +87,36 @@ def _variant_free(scenario: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def dumbbell(flows: int, per: float, duration: str, name: str) -> Dict[str, Any]:
+def dumbbell(flows: int, per: float, duration: str, name: str, testbed: bool = False) -> Dict[str, Any]:
+    """The §5.3 dumbbell (``testbed``: the §5.2 setting on it) with Fig 1's bw_3 placed by the
+    reading ``bw3``: the sink access links (r2 -> di) of every dumbbell, the bottleneck (r1 - r2)
+    of the §5.2 setting only, or nowhere (every link 10 Mbit/s)."""
     from tcpenergy import topology
 
-    return _variant_free(topology.dumbbell(flows=flows, per=per, duration=duration, name=name))
+    out = _variant_free(topology.dumbbell(flows=flows, per=per, duration=duration, name=name))
+    place = readings.chosen("bw3")
+    for link in out["links"]:
+        a, b = link["between"]
+        if (place == "sink-access" and a == "r2" and b != "r1") or \
+                (place == "bottleneck" and testbed and {a, b} == {"r1", "r2"}):
+            link["rate"] = BW3
+    return out
+
+
+def variant_axis(base: Dict[str, Any], variants: Sequence[str]) -> Dict[str, List[Any]]:
+    """The sweep axis over the TCP variant. Under a fixed reading of ``alpha-beta-timeout``,
+    Responsive and Smooth carry the small fixed timeout, NewReno keeps RFC 6298's: the axis is then
+    the whole ``tcp`` table (the base's settings plus variant and timeout), one value per protocol."""
+    fixed = SMALL_FIXED_RTO[readings.chosen("alpha-beta-timeout")]
+    if fixed is None:
+        return {"tcp.variant": list(variants)}
+    tables = []
+    for v in variants:
+        table = {**copy.deepcopy(base.get("tcp", {})), "variant": v}
+        if v in ("responsive", "smooth"):
+            table["fixed_rto"] = fixed
+        tables.append(table)
+    return {"tcp": tables}
 
 
 def with_handoffs(scenario: Dict[str, Any]) -> Dict[str, Any]:
@@ -126,13 +160,15 @@ def with_decrease(scenario: Dict[str, Any], duration_s: float) -> Dict[str, Any]
 
 
 def calibration_base(seconds: int) -> Dict[str, Any]:
-    """§5.1: one flow from the laptop to a desktop for the experiment's length, a fast wired path."""
+    """§5.1: one flow from the laptop to a desktop for the experiment's length, on the path of the
+    reading ``calibration-path``."""
+    rate, delay, queue = CALIBRATION_PATHS[readings.chosen("calibration-path")]
     return {
         "name": "seed004-calibration", "seed": 1, "stop_after": f"{seconds}s",
         "tcp": {"variant": "newreno"},
         "energy": {"default_profile": "ideal-nic-0.3", "radio_policy": "always_on"},
         "nodes": {"laptop": {}, "desktop": {}},
-        "links": [{"between": ["laptop", "desktop"], "rate": CALIBRATION_RATE, "delay": "1ms", "queue": 100,
+        "links": [{"between": ["laptop", "desktop"], "rate": rate, "delay": delay, "queue": queue,
                    "forward": {"impairments": [{"kind": "bernoulli", "p": TESTBED_PER}]}}],
         "flows": [{"name": "f1", "from": "laptop", "to": "desktop", "transport": "tcp",
                    "traffic": {"kind": "timed", "duration": f"{seconds}s"}}],
@@ -142,29 +178,33 @@ def calibration_base(seconds: int) -> Dict[str, Any]:
 def experiments(quick: bool = False) -> List[Experiment]:
     reps, duration = REPETITIONS[quick], QUICK_DURATION if quick else DURATION
     seconds = QUICK_CALIBRATION_S if quick else CALIBRATION_S
-    out = [Experiment(CALIBRATION, f"§5.1: one flow, {seconds} s, {CALIBRATION_RATE} path: NewReno, aggressive "
-                                   "TCP(1.2, 1) with a fixed 50 ms timeout, conservative TCP(0.3, 0.2) with a fixed 1 s",
+    path = readings.chosen("calibration-path")
+    rate, delay, queue = CALIBRATION_PATHS[path]
+    out = [Experiment(CALIBRATION, f"§5.1: one flow, {seconds} s, a {rate} {delay} path with a {queue}-packet queue "
+                                   "(reading calibration-path): NewReno, aggressive TCP(1.2, 1) with a fixed 50 ms "
+                                   "timeout, conservative TCP(0.3, 0.2) with a fixed 1 s",
                       calibration_base(seconds), {"tcp.variant": list(CALIBRATION_PROTOCOLS)}, reps)]
-    variants = {"tcp.variant": list(SIM_PROTOCOLS)}
+
+    def sim(name: str, description: str, base: Dict[str, Any], repetitions: int) -> Experiment:
+        return Experiment(name, description, base, variant_axis(base, SIM_PROTOCOLS), repetitions)
+
     for n in (QUICK_TESTBED_FLOWS if quick else TESTBED_FLOWS):
-        out.append(Experiment(f"{TESTBED}-{n}", f"§5.2 as a simulation: {n} flows share the bottleneck, PER "
-                                                f"{TESTBED_PER:g} on the sink access links",
-                              dumbbell(n, TESTBED_PER, duration, "seed004"), variants, TESTBED_REPETITIONS[quick]))
+        out.append(sim(f"{TESTBED}-{n}", f"§5.2 as a simulation: {n} flows share the bottleneck, PER "
+                                         f"{TESTBED_PER:g} on the sink access links",
+                       dumbbell(n, TESTBED_PER, duration, "seed004", testbed=True), TESTBED_REPETITIONS[quick]))
     flows = QUICK_PER_FLOWS if quick else PER_FLOWS
     for per in (QUICK_PERS if quick else PERS):
-        out.append(Experiment(f"{PER_SWEEP}-{per:g}", f"§5.3.1 and §5.3.4: {flows} flows, PER {per:g} on the sink "
-                                                       "access links", dumbbell(flows, per, duration, "seed004"),
-                              variants, reps))
+        out.append(sim(f"{PER_SWEEP}-{per:g}", f"§5.3.1 and §5.3.4: {flows} flows, PER {per:g} on the sink "
+                                                "access links", dumbbell(flows, per, duration, "seed004"), reps))
     for n in (QUICK_HANDOFF_FLOWS if quick else HANDOFF_FLOWS):
-        out.append(Experiment(f"{HANDOFF}-{n}", f"§5.3.2: {n} flows, 0.2 s handoffs every {HANDOFF_EVERY_S:g} s on each "
-                                                "sink's access link", with_handoffs(dumbbell(n, 0.0, duration, "seed004")),
-                              variants, reps))
+        out.append(sim(f"{HANDOFF}-{n}", f"§5.3.2: {n} flows, 0.2 s handoffs every {HANDOFF_EVERY_S:g} s on each "
+                                         "sink's access link", with_handoffs(dumbbell(n, 0.0, duration, "seed004")),
+                       reps))
     seconds_sim = float(duration[:-1])
     for n in (QUICK_DECREASE_FLOWS if quick else DECREASE_FLOWS):
-        out.append(Experiment(f"{DECREASE}-{n}", f"§5.3.3: {n} flows, PER {DECREASE_PER:g}, the number of flows halving "
-                                                 "until the last leaves at the end",
-                              with_decrease(dumbbell(n, DECREASE_PER, duration, "seed004"), seconds_sim),
-                              variants, reps))
+        out.append(sim(f"{DECREASE}-{n}", f"§5.3.3: {n} flows, PER {DECREASE_PER:g}, the number of flows halving "
+                                          "until the last leaves at the end",
+                       with_decrease(dumbbell(n, DECREASE_PER, duration, "seed004"), seconds_sim), reps))
     return out
 
 
@@ -177,8 +217,8 @@ _NUMBER = re.compile(r"-(\d+(?:\.\d+)?)$")
 
 def add_metrics(runs):
     """Per run: the experiment group and its x value (PER or flows, from the sweep name), effort
-    (throughput T, from the ideal EEE: T = (EEE_ideal Tmax - 0.3 Tmax + G) / 0.7), goodput, and the
-    effort and goodput shares of Tmax."""
+    (throughput T, from the ideal EEE: T = (EEE_ideal Tmax - 0.3 Tmax + G) / 0.7), goodput, the
+    effort and goodput shares of Tmax, and the laptop's energy (in all, and per delivered byte)."""
     import pandas as pd
 
     runs = runs.copy()
@@ -192,6 +232,9 @@ def add_metrics(runs):
     runs["s004.throughput_share"] = runs["s004.throughput_bps"] / tmax
     runs["s004.data_overhead"] = num("network.efficiency.data_overhead")
     runs["s004.sender_j"] = num("nodes.laptop.total_j")
+    # The laptop's energy per useful byte delivered: what sending the same data costs (§5.1's
+    # "an extra minute" argument, S004-C12).
+    runs["s004.sender_j_per_byte"] = runs["s004.sender_j"] / num("network.bytes_delivered")
     return runs
 
 
@@ -248,9 +291,12 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
 
     rows = [[e.name, e.description, e.cells(), len(e.seed_list()), int((runs["sweep"] == e.name).sum())] for e in exps]
     sections = [table_section(["sweep", "what", "settings", "seeds", "runs stored"], rows,
-                              "The dumbbell of §5.3 (10 Mbit/s links, 20 ms bottleneck, 100-packet queues, errors on the "
-                              "sink access links), the §5.2 evaluation on it without errors, and the §5.1 calibration on "
-                              "one fast wired path." + (" Quick mode: fewer points and seeds, 30 s runs." if quick else ""),
+                              "The dumbbell of §5.3 (10 Mbit/s links and bottleneck, Fig 1's 1 Mbit/s bw_3 placed by the "
+                              f"reading bw3 = {readings.chosen('bw3')}; 20 ms bottleneck, 100-packet queues, errors on the "
+                              "sink access links), the §5.2 evaluation on it, and the §5.1 calibration on one path "
+                              f"(reading calibration-path = {readings.chosen('calibration-path')}); Responsive and Smooth "
+                              f"timeouts: alpha-beta-timeout = {readings.chosen('alpha-beta-timeout')}."
+                              + (" Quick mode: fewer points and seeds, 30 s runs." if quick else ""),
                               "Experiments")]
     header = ["x", "protocol", *[label for _, label, _ in COLUMNS]]
     for group, what in ((CALIBRATION, "§5.1 calibration (x: none)"), (TESTBED, "§5.2 (x: flows)"),
@@ -262,6 +308,7 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
              "the same list is in claims.json.")
     sections.append(claims_mod.checklist_section(results, intro))
     frame = runs[runs["s004.group"] == PER_SWEEP]
+    frame = frame.assign(**{"label.tcp.variant": frame["tcp.variant"].astype(str)})  # the axis may be the tcp table
     keep = [c for c in frame.columns if not c.startswith("label.")] + ["label.tcp.variant"]
     layout = Layout(x="s004.x", line="label.tcp.variant", panels=())
     paths = _write_report(frame[keep].reset_index(drop=True), Path(out_dir) / "report", title=TITLE,

@@ -1,8 +1,8 @@
 """The seed-004 claims that need code; the rest are rules (rules.yaml).
 
 Code remains for arithmetic on the paper's own formulas (C01-C03), the spread of fairness over
-repetitions (C15), the search for effort/goodput pairs that go together and apart (C26) and the
-congestion-window trace of C30. Complete runs only; every verdict counts n complete / n run.
+repetitions (C15), effort and goodput going together across §5.3.1 and apart across §5.3.2 (C26)
+and the threshold trace and alpha/beta comparison of C30. Complete runs only; every verdict counts n complete / n run.
 """
 
 from __future__ import annotations
@@ -81,51 +81,146 @@ def c15(runs, attempted, entry) -> Verdict:
                      "errors and phases are random.", {"max_dev": mx, "mean_dev": mean})
 
 
+def _means(runs, group: str, where) -> Any:
+    part = runs[(runs["s004.group"] == group) & where(runs)]
+    return part.groupby(["s004.x", "tcp.variant"])[["s004.throughput_bps", "network.goodput_bps"]].mean()
+
+
+def _direction(a: float, b: float) -> int:
+    """+1 / -1 when a is above / below b beyond the shared tie (C.TIE_REL of the larger), else 0."""
+    if abs(a - b) <= C.TIE_REL * max(abs(a), abs(b)):
+        return 0
+    return 1 if a > b else -1
+
+
 def c26(runs, attempted, entry) -> Verdict:
-    """Effort and goodput go together in §5.3.1 (PER <= 0.1) and apart in §5.3.2 (handoffs): in some
-    cell of each, a protocol with more effort than another has more goodput (5.3.1) and less (5.3.2)."""
-    found = {}
-    for group, want_same, label in ((S.PER_SWEEP, True, "§5.3.1 (PER <= 0.1)"), (S.HANDOFF, False, "§5.3.2 (handoffs)")):
-        part = runs[(runs["s004.group"] == group) & ((runs["s004.x"] <= 0.1) if group == S.PER_SWEEP else True)]
-        C.note(attempted[attempted["s004.group"] == group])
-        means = part.groupby(["s004.x", "tcp.variant"])[["s004.throughput_bps", "network.goodput_bps"]].mean()
-        hits = []
-        for x in sorted({k[0] for k in means.index}):
-            cell = means.loc[x]
-            for a in cell.index:
-                for b in cell.index:
-                    ta, tb = cell.loc[a, "s004.throughput_bps"], cell.loc[b, "s004.throughput_bps"]
-                    ga, gb = cell.loc[a, "network.goodput_bps"], cell.loc[b, "network.goodput_bps"]
-                    if ta > tb * (1 + C.TIE_REL) and ((ga > gb * (1 + C.TIE_REL)) if want_same else (ga * (1 + C.TIE_REL) < gb)):
-                        hits.append(f"x={x:g}: {a} vs {b}")
-        found[label] = hits
-    ok = all(found.values())
-    ev = "; ".join(f"{label}: {len(h)} pairs where more effort gives {'more' if 'PER' in label else 'less'} goodput "
-                   f"({', '.join(h[:4])}{' ...' if len(h) > 4 else ''})" for label, h in found.items()) + \
-        ". Rule: at least one such pair in each (effort and goodput beyond the 1 % tie)."
-    return C.verdict(ok, ev, "In one of the two settings more effort never comes with the stated goodput.",
-                     {k: len(v) for k, v in found.items()})
+    """Effort and goodput go together in §5.3.1 and apart in §5.3.2, each across its whole figure:
+    at every PER <= 0.1 the one of Responsive and Smooth with more effort also has more goodput (Fig
+    6, Responsive's better exploitation paying off); and some pair of protocols has, at every flow
+    count of the handoff scenario, more effort with less goodput (Fig 7)."""
+    C.note(attempted[attempted["s004.group"].isin([S.PER_SWEEP, S.HANDOFF])])
+    low = _means(runs, S.PER_SWEEP, lambda r: r["s004.x"] <= 0.1)
+    hand = _means(runs, S.HANDOFF, lambda r: r["s004.x"] == r["s004.x"])
+    if not len(low) or not len(hand):
+        raise KeyError("no complete runs of §5.3.1 or §5.3.2")
+    T, G = "s004.throughput_bps", "network.goodput_bps"
+    together = []
+    for x in sorted({k[0] for k in low.index}):
+        cell = low.loc[x]
+        dt = _direction(cell.loc["responsive", T], cell.loc["smooth", T])
+        dg = _direction(cell.loc["responsive", G], cell.loc["smooth", G])
+        together.append((x, dt, dg, dt != 0 and dt == dg))
+    xs = sorted({k[0] for k in hand.index})
+    pairs = [("newreno", "responsive"), ("newreno", "smooth"), ("responsive", "smooth")]
+    apart: Dict[str, List[bool]] = {}
+    for a, b in pairs:
+        flags = []
+        for x in xs:
+            cell = hand.loc[x]
+            dt, dg = _direction(cell.loc[a, T], cell.loc[b, T]), _direction(cell.loc[a, G], cell.loc[b, G])
+            flags.append(dt != 0 and dg == -dt)
+        apart[f"{a} vs {b}"] = flags
+    ok_together = all(t[3] for t in together)
+    ok_apart = any(all(f) for f in apart.values())
+    word = {1: "more", -1: "less", 0: "tied"}
+    ev = ("§5.3.1, Responsive against Smooth: " + "; ".join(
+        f"PER {x:g}: effort {word[dt]}, goodput {word[dg]}" for x, dt, dg, _ in together) +
+        ". §5.3.2, points (of " + f"{len(xs)} flow counts) where more effort comes with less goodput: " +
+        "; ".join(f"{k} {sum(v)}" for k, v in apart.items()) +
+        ". Rule: at every PER <= 0.1 Responsive's effort and goodput differ from Smooth's in the same "
+        "direction, and for some pair every flow count of §5.3.2 shows more effort with less goodput "
+        "(differences beyond the 1 % tie).")
+    return C.verdict(ok_together and ok_apart, ev,
+                     ("In §5.3.1 Responsive's effort and goodput do not move together at every PER <= 0.1"
+                      if not ok_together else "") +
+                     (("; " if not ok_together else "") + "in §5.3.2 no pair shows more effort with less goodput "
+                      "at every flow count" if not ok_apart else "") + ".",
+                     {"together": sum(t[3] for t in together), "apart_best": max(sum(v) for v in apart.values())})
+
+
+C30_PATH = {"mtu": 1500, "forward": {"rate": "10Mbps", "delay": "10ms", "queue": 100,
+                                     "impairments": [{"kind": "bernoulli", "p": 0.2}]},
+            "reverse": {"rate": "10Mbps", "delay": "10ms", "queue": 100}}
+C30_SEEDS = (1, 2, 3)
+
+
+def _c30_tcp(alpha: float, beta: float) -> Dict[str, Any]:
+    tcp: Dict[str, Any] = {"variant": "smooth", "alpha": alpha, "beta": beta}
+    fixed = S.SMALL_FIXED_RTO[S.readings.chosen("alpha-beta-timeout")]
+    if fixed is not None:
+        tcp["fixed_rto"] = fixed
+    return tcp
+
+
+def descent(cwnd: Sequence[int], ssthresh: Sequence[int], smss: int, start: int = 8, floor: int = 2) -> int:
+    """How many congestion responses (changes of ssthresh) it took, at most, for a window of at least
+    ``start`` segments to end with window and threshold at ``floor`` segments or below: for each
+    descent, the responses between the window last standing at ``start`` segments and the first
+    point where both are at the floor. 0 when the floor is never reached from such a window."""
+    best, since, seen_large, prev = 0, 0, False, None
+    for w, t in zip(cwnd, ssthresh):
+        if w >= start * smss:
+            since, seen_large = 0, True
+        elif prev is not None and t != prev:
+            since += 1
+        if seen_large and w <= floor * smss and t <= floor * smss:
+            best, seen_large = max(best, since), False  # the first arrival at the floor counts
+        prev = t
+    return best
 
 
 def c30(runs, attempted, entry) -> Verdict:
-    """Multiple drops shrink Smooth TCP's window and threshold to 2 segments despite beta = 0.875."""
+    """§2: multiple drops can bring Smooth TCP's window and threshold down to 2 segments despite
+    beta = 0.875, and recovery then depends on alpha, not on beta. Two parts: a traced Smooth TCP
+    transfer at 20 % packet errors in which a window of at least 8 segments ends, through two or
+    more congestion responses (not one), with window and threshold at 2 segments; and, on the same path, the goodput of TCP(alpha, beta) for alpha 0.31 or
+    1.24 and beta 0.875 or 0.25 (60 s, seeds 1-3): raising alpha must raise goodput beyond the tie at
+    either beta, and by more than changing beta does at either alpha."""
     from tcpenergy import api
 
-    scenario = {"name": "seed004-c30", "seed": 1, "stop_after": "600s",
-                "path": {"mtu": 1500, "forward": {"rate": "10Mbps", "delay": "10ms", "queue": 100,
-                                                  "impairments": [{"kind": "bernoulli", "p": 0.2}]},
-                         "reverse": {"rate": "10Mbps", "delay": "10ms", "queue": 100}},
-                "tcp": {"variant": "smooth"}, "traffic": {"kind": "bulk", "bytes": "1MB"},
+    scenario = {"name": "seed004-c30", "seed": 1, "stop_after": "600s", "path": C30_PATH,
+                "tcp": _c30_tcp(0.31, 0.875), "traffic": {"kind": "bulk", "bytes": "1MB"},
                 "energy": {"sender": "ideal-nic-0.3", "receiver": "ideal-nic-0.3"}}
     _, trace = api.run_traced(scenario)
     mss = 1460
-    low = int(trace["ssthresh_bytes"].min())
-    ok = low <= 2 * mss
-    ev = (f"A traced Smooth TCP(0.31, 0.875) transfer of 1 MB over 10 Mbit/s with 20 % packet errors: the lowest "
-          f"ssthresh is {low} bytes ({low / mss:.1f} segments), the lowest cwnd {int(trace['cwnd_bytes'].min())} bytes. "
-          "Rule: ssthresh reaches 2 segments.")
-    return C.verdict(ok, ev, "Repeated drops do not bring Smooth TCP's threshold down to 2 segments in our model.",
-                     {"min_ssthresh_segments": low / mss})
+    thresholds = [int(v) for v in trace["ssthresh_bytes"]]
+    steps = descent([int(v) for v in trace["cwnd_bytes"]], thresholds, mss)
+    low = min(thresholds)
+    goodput = {}
+    for alpha in (0.31, 1.24):
+        for beta in (0.875, 0.25):
+            values = []
+            for seed in C30_SEEDS:
+                record = api.run({**scenario, "seed": seed, "stop_after": "60s", "tcp": _c30_tcp(alpha, beta),
+                                  "traffic": {"kind": "bulk", "bytes": "100MB"}})
+                values.append(float(record["flow"]["goodput_bps"]))
+            goodput[(alpha, beta)] = sum(values) / len(values)
+
+    def change(a, b):
+        return goodput[a] / goodput[b] - 1
+
+    alpha_gain = [change((1.24, b), (0.31, b)) for b in (0.875, 0.25)]
+    beta_gain = [change((a, 0.25), (a, 0.875)) for a in (0.31, 1.24)]
+    floor_ok = steps >= 2
+    alpha_ok = all(g > C.TIE_REL for g in alpha_gain) and min(alpha_gain) > max(abs(g) for g in beta_gain)
+    ev = (f"A traced Smooth TCP(0.31, 0.875) transfer of 1 MB over 10 Mbit/s, 10 ms, 20 % packet errors "
+          f"(timeout: {S.readings.chosen('alpha-beta-timeout')}): lowest ssthresh {low} bytes ({low / mss:.1f} "
+          f"segments); window and threshold reached 2 segments from a window of 8 or more through {steps} congestion responses (the longest descent). Goodput "
+          f"(Mbit/s, 60 s, seeds {', '.join(map(str, C30_SEEDS))}): " +
+          ", ".join(f"TCP({a:g}, {b:g}) {g / 1e6:.3f}" for (a, b), g in goodput.items()) +
+          f"; alpha 0.31 -> 1.24 changes it by {', '.join(f'{g:+.1%}' for g in alpha_gain)} (beta 0.875, 0.25), "
+          f"beta 0.875 -> 0.25 by {', '.join(f'{g:+.1%}' for g in beta_gain)} (alpha 0.31, 1.24). Rule: "
+          "window and threshold reach 2 segments from a window of 8 or more through 2 or more congestion "
+          "responses, and "
+          "raising alpha raises goodput beyond the 1 % tie at either beta by more than changing beta does.")
+    why = []
+    if not floor_ok:
+        why.append("window and threshold never fall from 8 segments to 2 through multiple responses")
+    if not alpha_ok:
+        why.append("after such drops goodput does not depend on alpha more than on beta")
+    return C.verdict(floor_ok and alpha_ok, ev, "In our model " + " and ".join(why) + ".",
+                     {"min_ssthresh_segments": low / mss, "descent_reductions": steps,
+                      "alpha_gain": alpha_gain, "beta_gain": beta_gain})
 
 
 CODE: Dict[str, Callable[[Any, Any, Mapping[str, Any]], Verdict]] = {
