@@ -95,10 +95,11 @@ fn an_error_limit_above_the_burst_keeps_it_a_random_error_seed001_s2_2() {
     assert_eq!(p.eps[0].sender.as_e2tcp().unwrap().bursts_detected, 0);
 }
 
-#[test]
-fn a_timeout_restarts_from_the_minimum_window_seed001_s2_2() {
-    // Everything the sender sends in [0.5 s, 1.5 s) is lost: nothing is reported, a timer expires.
-    let s = e2tcp("2MB", "", "");
+/// The window E2TCP is left with by its first timeout when everything it sends in [0.5 s, 1.5 s)
+/// is lost (nothing is reported, so the window is above the minimum when the timer expires);
+/// `extra` is appended to the scenario. The transfer must still complete after the blackout.
+fn window_left_by_a_blackout_timeout(extra: &str) -> u32 {
+    let s = e2tcp("2MB", "", extra);
     let blackout = |from: usize, _: &Segment, log: &[Sent]| {
         let t = log.last().map_or(SimTime::ZERO, |l| l.at);
         from == 0 && t >= SimTime(500_000_000) && t < SimTime(1_500_000_000)
@@ -106,33 +107,27 @@ fn a_timeout_restarts_from_the_minimum_window_seed001_s2_2() {
     let mut p = Pair::new(&s, ONE_WAY, blackout);
     step_until(&mut p, |p| window(p) > 8);
     step_until(&mut p, |p| p.eps[0].sender.counters().timeouts > 0);
-    assert_eq!(window(&p), 4);
+    let left = window(&p);
     p.run_until_closed(SimTime(120_000_000_000));
-    assert!(p.eps[1].is_closed(), "completes after the blackout");
+    assert!(p.eps[1].is_closed(), "{extra}: completes after the blackout");
+    left
+}
+
+#[test]
+fn a_timeout_restarts_from_the_minimum_window_seed001_s2_2() {
+    assert_eq!(window_left_by_a_blackout_timeout(""), 4);
 }
 
 #[test]
 fn the_window_a_timeout_leaves_follows_the_after_timeout_reading_seed001_s2_2() {
-    // The blackout of the test above: nothing is reported, so the window is above the minimum
-    // when the first timer expires. reduce_to_min (default) and min_window both leave the minimum
-    // window; burst_window leaves the one-packet probe.
+    // reduce_to_min (default) and min_window both leave the minimum window; burst_window leaves
+    // the one-packet probe.
     for (extra, expected) in [
-        ("", 4),
         ("[tcp]\ne2tcp = { after_timeout = \"reduce_to_min\" }\n", 4),
         ("[tcp]\ne2tcp = { after_timeout = \"min_window\" }\n", 4),
         ("[tcp]\ne2tcp = { after_timeout = \"burst_window\" }\n", 1),
     ] {
-        let s = e2tcp("2MB", "", extra);
-        let blackout = |from: usize, _: &Segment, log: &[Sent]| {
-            let t = log.last().map_or(SimTime::ZERO, |l| l.at);
-            from == 0 && t >= SimTime(500_000_000) && t < SimTime(1_500_000_000)
-        };
-        let mut p = Pair::new(&s, ONE_WAY, blackout);
-        step_until(&mut p, |p| window(p) > 8);
-        step_until(&mut p, |p| p.eps[0].sender.counters().timeouts > 0);
-        assert_eq!(window(&p), expected, "{extra}");
-        p.run_until_closed(SimTime(120_000_000_000));
-        assert!(p.eps[1].is_closed(), "{extra}: completes after the blackout");
+        assert_eq!(window_left_by_a_blackout_timeout(extra), expected, "{extra}");
     }
 }
 
