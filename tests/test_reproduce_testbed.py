@@ -303,3 +303,31 @@ def test_the_python_entry_point_takes_the_network_and_refuses_it_where_it_does_n
     with pytest.raises(ValueError, match="seed-003 has no network choice"):
         reproduce("seed-003", tmp_path / "b", quick=True, network="testbed")
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def _bernoullis(node, found=None):
+    found = [] if found is None else found
+    if isinstance(node, dict):
+        if node.get("kind") == "bernoulli":
+            found.append(node)
+        for value in node.values():
+            _bernoullis(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _bernoullis(value, found)
+    return found
+
+
+@pytest.mark.parametrize("network", [networks.TESTBED, networks.PATH])
+def test_the_per_bit_loss_process_sizes_every_dummynet_loss_and_leaves_the_per_packet_runs_alone(network):
+    # Seeds 000 and 002's `loss-process` reading (readings.yaml): Dummynet's per-packet loss is taken;
+    # the per-bit alternative makes each rate that of a 1500-byte packet.
+    from tcpenergy.reproduce import seed000, seed002
+
+    for exp in seed000.experiments(True, network) + seed002.experiments(True, network):
+        assert networks.with_loss_process(exp, networks.PER_PACKET) is exp
+        sized = networks.with_loss_process(exp, networks.PER_BIT)
+        assert all(b.get("reference_bytes") == networks.LOSS_REFERENCE_BYTES for b in _bernoullis(sized.base))
+        assert not any("reference_bytes" in b for b in _bernoullis(exp.base)), "the experiment is not modified"
+    with pytest.raises(ValueError, match="loss process must be per-packet or per-bit"):
+        networks.with_loss_process(seed000.experiments(True, network)[0], "per-byte")

@@ -221,7 +221,7 @@ fn mac_retransmission_hides_frame_loss_until_the_retry_limit_10_3_4_4() {
     let mut cfg = DcfConfig::dsss(2);
     cfg.short_retry_limit = r + 1;
     let loss = vec![AnyImpairment::new(
-        &Impairment::Bernoulli { p },
+        &Impairment::Bernoulli { p, reference_bytes: None },
         5,
         "channels.0.impairments.0",
     )];

@@ -175,3 +175,41 @@ def recorded_network(out_dir: Path) -> Optional[str]:
 
 def record_network(out_dir: Path, network: str) -> None:
     (Path(out_dir) / NETWORK_FILE).write_text(network + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# The loss process (the "loss-process" reading of seeds 000 and 002)
+# --------------------------------------------------------------------------------------------
+
+PER_PACKET, PER_BIT = "per-packet", "per-bit"
+# Under the per-bit reading a condition's loss rate is the loss of a packet of this size, the
+# papers' largest MTU; smaller packets and ACKs are lost as under independent bit errors.
+LOSS_REFERENCE_BYTES = 1500
+
+
+def with_loss_process(exp: Experiment, process: str) -> Experiment:
+    """``exp`` with its random packet losses read as ``process``: ``per-packet`` (Dummynet's packet
+    loss rate, whatever the size: the experiment as defined) or ``per-bit`` (every ``bernoulli``
+    impairment of its base scenario gets ``reference_bytes``, so its rate is that of a
+    ``LOSS_REFERENCE_BYTES`` packet)."""
+    import dataclasses
+
+    if process == PER_PACKET:
+        return exp
+    if process != PER_BIT:
+        raise ValueError(f"loss process must be {PER_PACKET} or {PER_BIT}, got {process!r}")
+    base = copy.deepcopy(exp.base)
+
+    def size(node):
+        if isinstance(node, dict):
+            if node.get("kind") == "bernoulli":
+                node["reference_bytes"] = LOSS_REFERENCE_BYTES
+            for value in node.values():
+                size(value)
+        elif isinstance(node, list):
+            for value in node:
+                size(value)
+
+    size(base)
+    return dataclasses.replace(exp, base=base)
+

@@ -117,6 +117,7 @@ class Choice:
     paper: str
     readings: Mapping[str, Reading]
     overrides: Mapping[str, str]
+    package: str = ""  # the paper package's module name
 
     def of(self, key: str) -> str:
         if key not in self.readings:
@@ -150,7 +151,7 @@ def check(paper: str, package: str, overrides: Optional[Mapping[str, str]]) -> C
         if alt not in declared[key].alternatives:
             raise ReadingError(f"{paper} reading {key!r}: unknown alternative {alt!r}; allowed: "
                                f"{', '.join(declared[key].alternatives)}")
-    return Choice(paper, declared, overrides)
+    return Choice(paper, declared, overrides, package)
 
 
 @contextmanager
@@ -172,6 +173,19 @@ def chosen(key: str) -> str:
 
 def current() -> Optional[Choice]:
     return _ACTIVE.get()
+
+
+def in_force(package: str, key: str) -> str:
+    """The alternative of reading ``key`` of the paper package ``package`` (its ``__name__``): the one
+    the running reproduction of that paper was given, else the taken one (outside a reproduction, e.g.
+    when a test builds the paper's experiments)."""
+    choice = _ACTIVE.get()
+    declared = load(package)
+    if key not in declared:
+        raise ReadingError(f"{package} declares no reading {key!r}; declared: {', '.join(declared) or 'none'}")
+    if choice is not None and choice.package == package:
+        return choice.of(key)
+    return declared[key].taken
 
 
 def parse_assignments(items: Optional[List[str]]) -> Dict[str, str]:
@@ -245,5 +259,5 @@ def flips(taken: List[Mapping[str, Any]], alternative: List[Mapping[str, Any]]) 
     return out
 
 
-__all__ = ["Reading", "Choice", "ReadingError", "parse", "load", "check", "active", "chosen", "current",
+__all__ = ["Reading", "Choice", "ReadingError", "parse", "load", "check", "active", "chosen", "current", "in_force",
            "parse_assignments", "record_in", "mark_fit", "judged_status", "flips", "RECORD", "FLIPS"]

@@ -10,8 +10,13 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Impairment {
-    /// Independent loss with probability `p`.
-    Bernoulli { p: f64 },
+    /// Independent loss with probability `p`; with `reference_bytes`, `p` is the loss of a frame of
+    /// that size and other sizes lose as under bit errors (net::impair::bernoulli).
+    Bernoulli {
+        p: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reference_bytes: Option<u32>,
+    },
     /// Independent bit errors at rate `ber`: a frame of n bits is lost with 1 − (1 − ber)^n.
     BitError { ber: f64 },
     /// Loss with probability `p` during `[offset + k*every, offset + k*every + on)`.
@@ -142,6 +147,8 @@ pub struct GeState {
 #[serde(deny_unknown_fields)]
 struct RawBernoulli {
     p: f64,
+    #[serde(default)]
+    reference_bytes: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -260,7 +267,10 @@ impl Impairment {
         Ok(match kind {
             "bernoulli" => {
                 let r: RawBernoulli = typed(&rest, prefix)?;
-                Impairment::Bernoulli { p: probability(r.p, at("p"))? }
+                if r.reference_bytes == Some(0) {
+                    return Err(EngineError::config(at("reference_bytes"), "must be a frame size of at least 1 byte, got 0"));
+                }
+                Impairment::Bernoulli { p: probability(r.p, at("p"))?, reference_bytes: r.reference_bytes }
             }
             "bit_error" => {
                 let r: RawBitError = typed(&rest, prefix)?;

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tcpenergy.reproduce import common, networks
+from tcpenergy.reproduce import common, networks, readings
 from tcpenergy.reproduce.claims import TIE_REL, paper_file
 from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
 from tcpenergy.reproduce.networks import PATH, TESTBED
@@ -324,11 +324,14 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     from tcpenergy.reproduce.seed000 import claims as seed000_claims
 
     network = networks.choose_network(network, out_dir)
-    exps = experiments(quick, network)
+    # The loss process (readings.yaml): the cited experiments re-create other testbeds and keep theirs.
+    process = readings.in_force(__name__, "loss-process")
+    exps = [exp if exp.name in _CITED else networks.with_loss_process(exp, process)
+            for exp in experiments(quick, network)]
 
     def matched(runs) -> Experiment:  # its loss rates are measured in the bursty runs stored before it
         fwd, rev = seed000_claims.measured_burst_loss(claims_mod.usable_runs(runs))
-        return matched_experiment(fwd, rev, quick, network)
+        return networks.with_loss_process(matched_experiment(fwd, rev, quick, network), process)
 
     def evaluate(runs, entries, quick: bool):
         # C01 compares a fitted slope with the idle power of the profile the random-loss runs used.

@@ -89,9 +89,7 @@ NAME = "seed001"
 
 def reading(key: str) -> str:
     """The alternative in force for one of readings.yaml's readings (the taken one outside a reproduction)."""
-    if readings.current() is not None:
-        return readings.chosen(key)
-    return readings.load(__name__)[key].taken
+    return readings.in_force(__name__, key)
 
 
 def tcp(variant: str, **e2tcp: Any) -> Dict[str, Any]:

@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from tcpenergy.reproduce import common, networks
+from tcpenergy.reproduce import common, networks, readings
 from tcpenergy.reproduce.claims import paper_file
 from tcpenergy.reproduce.common import FREEBSD43, Experiment, Outcome, Transform, random_phase, table_section
 from tcpenergy.reproduce.networks import PATH, TESTBED
@@ -506,7 +506,9 @@ def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress
     def report_files(runs, results, out, exps, quick: bool):
         return write_claims_report(runs, results, out, exps, quick=quick, network=network)
 
-    return common.run_and_judge(PAPER_ID, experiments(quick, network), out_dir, quick=quick, jobs=jobs,
+    process = readings.in_force(__name__, "loss-process")  # readings.yaml
+    exps = [networks.with_loss_process(exp, process) for exp in experiments(quick, network)]
+    return common.run_and_judge(PAPER_ID, exps, out_dir, quick=quick, jobs=jobs,
                                 progress=progress, log=log, transform=transform, keep=keep, report=report,
                                 evaluate=seed002_claims.evaluate, claims=CLAIMS, write_report=report_files,
                                 prepare=lambda out: networks.record_network(out, network),

@@ -73,10 +73,7 @@ def reading(key: str) -> str:
     reproduction was given, else the taken one."""
     from tcpenergy.reproduce import readings
 
-    choice = readings.current()
-    if choice is not None and choice.paper == PAPER_ID:
-        return choice.of(key)
-    return readings.load(__name__)[key].taken
+    return readings.in_force(__name__, key)
 
 
 def timed_ack() -> Dict[str, Any]:

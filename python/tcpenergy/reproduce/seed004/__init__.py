@@ -94,7 +94,7 @@ def dumbbell(flows: int, per: float, duration: str, name: str, testbed: bool = F
     from tcpenergy import topology
 
     out = _variant_free(topology.dumbbell(flows=flows, per=per, duration=duration, name=name))
-    place = readings.chosen("bw3")
+    place = readings.in_force(__name__, "bw3")
     for link in out["links"]:
         a, b = link["between"]
         if (place == "sink-access" and a == "r2" and b != "r1") or \
@@ -107,7 +107,7 @@ def variant_axis(base: Dict[str, Any], variants: Sequence[str]) -> Dict[str, Lis
     """The sweep axis over the TCP variant. Under a fixed reading of ``alpha-beta-timeout``,
     Responsive and Smooth carry the small fixed timeout, NewReno keeps RFC 6298's: the axis is then
     the whole ``tcp`` table (the base's settings plus variant and timeout), one value per protocol."""
-    fixed = SMALL_FIXED_RTO[readings.chosen("alpha-beta-timeout")]
+    fixed = SMALL_FIXED_RTO[readings.in_force(__name__, "alpha-beta-timeout")]
     if fixed is None:
         return {"tcp.variant": list(variants)}
     tables = []
@@ -162,7 +162,7 @@ def with_decrease(scenario: Dict[str, Any], duration_s: float) -> Dict[str, Any]
 def calibration_base(seconds: int) -> Dict[str, Any]:
     """§5.1: one flow from the laptop to a desktop for the experiment's length, on the path of the
     reading ``calibration-path``."""
-    rate, delay, queue = CALIBRATION_PATHS[readings.chosen("calibration-path")]
+    rate, delay, queue = CALIBRATION_PATHS[readings.in_force(__name__, "calibration-path")]
     return {
         "name": "seed004-calibration", "seed": 1, "stop_after": f"{seconds}s",
         "tcp": {"variant": "newreno"},
@@ -178,7 +178,7 @@ def calibration_base(seconds: int) -> Dict[str, Any]:
 def experiments(quick: bool = False) -> List[Experiment]:
     reps, duration = REPETITIONS[quick], QUICK_DURATION if quick else DURATION
     seconds = QUICK_CALIBRATION_S if quick else CALIBRATION_S
-    path = readings.chosen("calibration-path")
+    path = readings.in_force(__name__, "calibration-path")
     rate, delay, queue = CALIBRATION_PATHS[path]
     out = [Experiment(CALIBRATION, f"§5.1: one flow, {seconds} s, a {rate} {delay} path with a {queue}-packet queue "
                                    "(reading calibration-path): NewReno, aggressive TCP(1.2, 1) with a fixed 50 ms "
@@ -292,10 +292,10 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
     rows = [[e.name, e.description, e.cells(), len(e.seed_list()), int((runs["sweep"] == e.name).sum())] for e in exps]
     sections = [table_section(["sweep", "what", "settings", "seeds", "runs stored"], rows,
                               "The dumbbell of §5.3 (10 Mbit/s links and bottleneck, Fig 1's 1 Mbit/s bw_3 placed by the "
-                              f"reading bw3 = {readings.chosen('bw3')}; 20 ms bottleneck, 100-packet queues, errors on the "
+                              f"reading bw3 = {readings.in_force(__name__, 'bw3')}; 20 ms bottleneck, 100-packet queues, errors on the "
                               "sink access links), the §5.2 evaluation on it, and the §5.1 calibration on one path "
-                              f"(reading calibration-path = {readings.chosen('calibration-path')}); Responsive and Smooth "
-                              f"timeouts: alpha-beta-timeout = {readings.chosen('alpha-beta-timeout')}."
+                              f"(reading calibration-path = {readings.in_force(__name__, 'calibration-path')}); Responsive and Smooth "
+                              f"timeouts: alpha-beta-timeout = {readings.in_force(__name__, 'alpha-beta-timeout')}."
                               + (" Quick mode: fewer points and seeds, 30 s runs." if quick else ""),
                               "Experiments")]
     header = ["x", "protocol", *[label for _, label, _ in COLUMNS]]

@@ -146,7 +146,7 @@ C30_SEEDS = (1, 2, 3)
 
 def _c30_tcp(alpha: float, beta: float) -> Dict[str, Any]:
     tcp: Dict[str, Any] = {"variant": "smooth", "alpha": alpha, "beta": beta}
-    fixed = S.SMALL_FIXED_RTO[S.readings.chosen("alpha-beta-timeout")]
+    fixed = S.SMALL_FIXED_RTO[S.readings.in_force(S.__name__, "alpha-beta-timeout")]
     if fixed is not None:
         tcp["fixed_rto"] = fixed
     return tcp
@@ -204,7 +204,7 @@ def c30(runs, attempted, entry) -> Verdict:
     floor_ok = steps >= 2
     alpha_ok = all(g > C.TIE_REL for g in alpha_gain) and min(alpha_gain) > max(abs(g) for g in beta_gain)
     ev = (f"A traced Smooth TCP(0.31, 0.875) transfer of 1 MB over 10 Mbit/s, 10 ms, 20 % packet errors "
-          f"(timeout: {S.readings.chosen('alpha-beta-timeout')}): lowest ssthresh {low} bytes ({low / mss:.1f} "
+          f"(timeout: {S.readings.in_force(S.__name__, 'alpha-beta-timeout')}): lowest ssthresh {low} bytes ({low / mss:.1f} "
           f"segments); window and threshold reached 2 segments from a window of 8 or more through {steps} congestion responses (the longest descent). Goodput "
           f"(Mbit/s, 60 s, seeds {', '.join(map(str, C30_SEEDS))}): " +
           ", ".join(f"TCP({a:g}, {b:g}) {g / 1e6:.3f}" for (a, b), g in goodput.items()) +

@@ -51,7 +51,7 @@ impl AnyImpairment {
     pub fn new(cfg: &Impairment, run_seed: u64, name: &str) -> Self {
         let rng = Stream::new(run_seed, name);
         match *cfg {
-            Impairment::Bernoulli { p } => Self::Bernoulli(bernoulli::Bernoulli::new(p, rng)),
+            Impairment::Bernoulli { p, reference_bytes } => Self::Bernoulli(bernoulli::Bernoulli::new(p, reference_bytes, rng)),
             Impairment::BitError { ber } => Self::BitError(bit_error::BitError::new(ber, rng)),
             Impairment::PeriodicBurst { p, on, every, offset, ref phase_group } => {
                 let window = window(on, every, offset, run_seed, name, phase_group.as_deref());
@@ -77,7 +77,7 @@ impl AnyImpairment {
     #[inline]
     pub fn on_packet(&mut self, now: SimTime, bytes: u32) -> Verdict {
         match self {
-            Self::Bernoulli(i) => i.on_packet(now),
+            Self::Bernoulli(i) => i.on_packet(now, bytes),
             Self::BitError(i) => i.on_packet(now, bytes),
             Self::PeriodicBurst(i) => i.on_packet(now),
             Self::GilbertElliott(i) => i.on_packet(now),
