@@ -515,9 +515,8 @@ impl<'a> NetWorld<'a> {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Arrive { node, packet } => {
-                let p = self.packets.take(packet);
-                self.count_arrival(p.via as usize);
-                self.arrive(NodeId(node), p);
+                self.count_arrival(self.packets.at(packet).via as usize);
+                self.arrive(NodeId(node), packet);
             }
             Event::Wake { flow, side } => {
                 let f = flow as usize;
@@ -890,11 +889,16 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    fn arrive(&mut self, node: NodeId, p: Packet) {
-        let f = p.flow as usize;
-        let side = self.peer(f, p.from);
+    /// The packet in slab entry `slot` arrives at `node`. A segment is read in place (it is
+    /// large, and the endpoint only reads it); the entry is freed where a copy would have been
+    /// taken before, so entries are reused in the same order.
+    fn arrive(&mut self, node: NodeId, slot: u32) {
+        let p = self.packets.at(slot);
+        let (f, from) = (p.flow as usize, p.from);
+        let side = self.peer(f, from);
         let dest = self.node_of(f, side);
         if node != dest {
+            let p = self.packets.take(slot);
             let n = &mut self.nodes[node.index()];
             n.cpu.charge_forward(self.now, p.wire_len());
             n.forwarded += 1;
@@ -907,20 +911,22 @@ impl<'a> NetWorld<'a> {
         }
         self.nodes[node.index()].received += 1;
         if self.flows[f].halted {
+            self.packets.free(slot);
             self.flows[f].arrived_after_stop += 1;
             return;
         }
         let now = self.now;
-        // By reference: a segment is large, and the endpoint only reads it.
-        match &p.body {
-            Body::Tcp(seg) => {
-                if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
+        match self.packets.at(slot).body {
+            Body::Tcp(_) => {
+                let Self { packets, flows, nodes, split_logs, record_deliveries, .. } = self;
+                if let (Some(ep), Body::Tcp(seg)) = (flows[f].tcp[side as usize].as_mut(), &packets.at(slot).body) {
                     ep.on_segment(now, seg);
-                    self.nodes[node.index()].cpu.absorb(ep.ops());
-                    if let (true, Some(r)) = (self.split_logs.is_some() || self.record_deliveries, ep.receiver.as_mut()) {
+                    nodes[node.index()].cpu.absorb(ep.ops());
+                    if let (true, Some(r)) = (split_logs.is_some() || *record_deliveries, ep.receiver.as_mut()) {
                         r.record_deliveries();
                     }
                 }
+                self.packets.free(slot);
                 match side {
                     End::Dst => {
                         self.check_deliveries(f);
@@ -941,7 +947,8 @@ impl<'a> NetWorld<'a> {
                 self.after_endpoint_event(f, side);
                 self.trace_point(f, side);
             }
-            &Body::Udp { payload, written_at } => {
+            Body::Udp { payload, written_at } => {
+                self.packets.free(slot);
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
                 let end = if side == End::Src { UdpEnd::Source } else { UdpEnd::Destination { echo: self.net.flows[f].echo } };
                 let got = end.receive(Datagram { payload, written_at });
