@@ -364,7 +364,9 @@ impl CpuMeter {
         }
     }
 
-    #[inline]
+    // Inlined where logs are absorbed (a few places, once or twice per event): the call's own
+    // cost is a fair share of charging the few operations a log holds.
+    #[inline(always)]
     fn absorb_all(&mut self, log: &mut OpLog) {
         if self.charges.is_some() || self.costs.is_none() {
             self.absorb_charging(log);
