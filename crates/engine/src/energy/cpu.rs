@@ -364,11 +364,12 @@ impl CpuMeter {
         }
     }
 
+    // Inlined where logs are absorbed (a few places, once or twice per event): the call's own
+    // cost is a fair share of charging the few operations a log holds.
+    #[inline(always)]
     fn absorb_all(&mut self, log: &mut OpLog) {
         if self.charges.is_some() || self.costs.is_none() {
-            for &(at, op) in &log.ops {
-                self.charge(at, op);
-            }
+            self.absorb_charging(log);
         } else {
             // The common case, `charge` without its two rare branches: the same sums in the
             // same order, so the same busy time to the bit.
@@ -387,6 +388,15 @@ impl CpuMeter {
             }
         }
         log.ops.clear();
+    }
+
+    /// [`CpuMeter::absorb`] through `charge`, for a meter that keeps charges or charges nothing:
+    /// out of line, so the common case is small enough to inline where logs are absorbed.
+    #[inline(never)]
+    fn absorb_charging(&mut self, log: &OpLog) {
+        for &(at, op) in &log.ops {
+            self.charge(at, op);
+        }
     }
 
     /// The figure index of the operation with counter index `k`.

@@ -135,7 +135,9 @@ impl Link {
     #[inline]
     pub fn send(&mut self, now: SimTime, wire_len: u32, ect: bool) -> Fate {
         self.settle(now);
-        self.inject_cross_traffic(now);
+        if self.cross.is_some() {
+            self.inject_cross_traffic(now);
+        }
         let ce = match self.admit(now, ect) {
             Admission::Dropped { red: true } => {
                 self.counters.dropped_red += 1;
@@ -159,7 +161,9 @@ impl Link {
         if start > now {
             self.starts.push_back(start);
         }
-        let (fate, outcome) = match impair::apply(&mut self.impairments, end, wire_len + self.frame_overhead) {
+        // Most directions have no impairment (a path's reverse one, typically): no call then.
+        let verdict = if self.impairments.is_empty() { Verdict::Pass } else { impair::apply(&mut self.impairments, end, wire_len + self.frame_overhead) };
+        let (fate, outcome) = match verdict {
             Verdict::Drop(cause) => {
                 let notice = if cause == impair::DropCause::Outage { impair::route_notice(&mut self.impairments, end) } else { None };
                 (Fate::Lost { start, end, notice }, Outcome::Lost)

@@ -128,19 +128,34 @@ pub struct Latency {
 impl Latency {
     /// Mean and nearest-rank percentiles of latencies given in ns.
     pub fn of(mut ns: Vec<u64>) -> Self {
-        if ns.is_empty() {
+        let n = ns.len();
+        if n == 0 {
             let nan = f64::NAN;
             return Latency { mean: nan, min: nan, p50: nan, p95: nan, p99: nan, max: nan };
         }
-        ns.sort_unstable();
         let ms = |v: u64| v as f64 * 1e-6;
-        let rank = |q: f64| {
-            let k = ((q * ns.len() as f64).ceil() as usize).clamp(1, ns.len());
-            ms(ns[k - 1])
+        // The 0-based index of the nearest rank of `q`.
+        let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (i50, i95, i99) = (rank(0.50), rank(0.95), rank(0.99));
+        let (mut min, mut max, mut total) = (u64::MAX, 0, 0u128);
+        for &v in &ns {
+            min = min.min(v);
+            max = max.max(v);
+            total += v as u128;
+        }
+        // The mean is defined as the sum in ascending order. While the total fits in an f64's
+        // 53-bit integers, every partial sum in any order is exact: the same bits without a sort.
+        let sum = if total <= 1 << 53 {
+            total as f64
+        } else {
+            ns.sort_unstable();
+            ns.iter().map(|&v| v as f64).sum::<f64>()
         };
-        let mean = ns.iter().map(|&v| v as f64).sum::<f64>() / ns.len() as f64 * 1e-6;
-        let (min, max) = (ms(ns[0]), ms(ns[ns.len() - 1]));
-        Latency { mean, min, p50: rank(0.50), p95: rank(0.95), p99: rank(0.99), max }
+        // Three selections instead of a sort: each rank's value is the one a sort would put there.
+        let (_, &mut p50, above) = ns.select_nth_unstable(i50);
+        let p95 = if i95 == i50 { p50 } else { *above.select_nth_unstable(i95 - i50 - 1).1 };
+        let p99 = if i99 == i95 { p95 } else { *ns[i95 + 1..].select_nth_unstable(i99 - i95 - 1).1 };
+        Latency { mean: sum / n as f64 * 1e-6, min: ms(min), p50: ms(p50), p95: ms(p95), p99: ms(p99), max: ms(max) }
     }
 }
 
@@ -404,5 +419,28 @@ mod tests {
         let l = Latency::of((1..=100).map(|v| v * 1_000_000).collect());
         assert_eq!((l.min, l.p50, l.p95, l.p99, l.max), (1.0, 50.0, 95.0, 99.0, 100.0));
         assert!((l.mean - 50.5).abs() < 1e-9);
+    }
+
+    /// The selections and the integer sum give, bit for bit, what sorting and summing in
+    /// ascending order gives, for small and large lists and for totals beyond 2^53.
+    #[test]
+    fn latency_without_a_sort_equals_the_sorted_definition() {
+        let sorted = |mut ns: Vec<u64>| {
+            ns.sort_unstable();
+            let ms = |v: u64| v as f64 * 1e-6;
+            let rank = |q: f64| ms(ns[((q * ns.len() as f64).ceil() as usize).clamp(1, ns.len()) - 1]);
+            let mean = ns.iter().map(|&v| v as f64).sum::<f64>() / ns.len() as f64 * 1e-6;
+            [mean, ms(ns[0]), rank(0.50), rank(0.95), rank(0.99), ms(ns[ns.len() - 1])].map(f64::to_bits)
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (x >> 11) % bound
+        };
+        for (n, bound) in [(1, 1000), (2, 1000), (3, 7), (20, 1000), (101, 3), (3600, 80_000_000), (5000, 1 << 52), (777, u64::MAX >> 11)] {
+            let ns: Vec<u64> = (0..n).map(|_| next(bound)).collect();
+            let l = Latency::of(ns.clone());
+            assert_eq!([l.mean, l.min, l.p50, l.p95, l.p99, l.max].map(f64::to_bits), sorted(ns), "n {n}, bound {bound}");
+        }
     }
 }

@@ -45,6 +45,12 @@ impl<T: Copy> Slab<T> {
         self.items[i as usize]
     }
 
+    /// A stored packet, read in place.
+    #[inline]
+    fn at(&self, i: u32) -> &T {
+        &self.items[i as usize]
+    }
+
     #[inline]
     fn get_mut(&mut self, i: u32) -> &mut T {
         &mut self.items[i as usize]
@@ -59,6 +65,12 @@ impl<T: Copy> Slab<T> {
     fn take(&mut self, i: u32) -> T {
         self.free.push(i);
         self.items[i as usize]
+    }
+
+    /// Forget a stored packet that was read in place ([`Slab::at`]).
+    #[inline]
+    fn free(&mut self, i: u32) {
+        self.free.push(i);
     }
 }
 

@@ -213,20 +213,15 @@ impl Endpoint {
         if out.cwr {
             flags = flags.with(Flags::CWR);
         }
-        let (ack, window, sack) = match &mut self.receiver {
-            Some(r) => {
-                flags = flags.with(Flags::ACK);
-                if r.ece {
-                    flags = flags.with(Flags::ECE);
-                }
-                let fields = r.build_ack(now);
-                self.ops.append(&mut r.ops);
-                fields
+        let mut seg = Segment::new(out.seq, 0, out.len, flags, self.receiver_params.window);
+        if let Some(r) = &mut self.receiver {
+            seg.flags = seg.flags.with(Flags::ACK);
+            if r.ece {
+                seg.flags = seg.flags.with(Flags::ECE);
             }
-            None => (0, self.receiver_params.window, Default::default()),
-        };
-        let mut seg = Segment::new(out.seq, ack, out.len, flags, window);
-        seg.sack = sack;
+            (seg.ack, seg.window) = r.build_ack(now, &mut seg.sack);
+            self.ops.append(&mut r.ops);
+        }
         seg.retransmission = out.retransmission;
         seg.compact = self.compact_headers;
         seg.first_sent = out.first_sent;

@@ -63,6 +63,8 @@ pub struct Receiver {
     last_ooo: Option<(u64, u64)>,
     /// Blocks reported in the last ACK, most recent first.
     reported: Vec<(u64, u64)>,
+    /// The list reported before, kept for its allocation: the next ACK's choice is built in it.
+    spare: Vec<(u64, u64)>,
     unacked_full: u32,
     delack_deadline: Option<SimTime>,
     ack_now: bool,
@@ -99,6 +101,7 @@ impl Receiver {
             fin_received: false,
             last_ooo: None,
             reported: Vec::new(),
+            spare: Vec::new(),
             unacked_full: 0,
             delack_deadline: None,
             ack_now: true,
@@ -370,15 +373,16 @@ impl Receiver {
         self.ooo.splice(i..j, std::iter::once((s, e)));
     }
 
-    /// The ACK fields to send now: acknowledgment number, window, SACK blocks. Resets the
+    /// The ACK fields to send now: acknowledgment number and window, and the SACK blocks,
+    /// written into `blocks` (empty; the segment's own, so they are not copied). Resets the
     /// delayed-ACK state.
-    pub fn build_ack(&mut self, now: SimTime) -> (u64, u32, SackBlocks) {
-        let mut blocks = SackBlocks::new();
+    pub fn build_ack(&mut self, now: SimTime, blocks: &mut SackBlocks) -> (u64, u32) {
         if self.params.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recent arrival; the others repeat the
             // most recently reported blocks; remaining holdings fill any space left.
             let containing = |x: u64| self.ooo.iter().copied().find(|r| r.0 <= x && x < r.1);
-            let mut chosen: Vec<(u64, u64)> = Vec::with_capacity(self.params.max_sack_blocks);
+            let mut chosen = std::mem::take(&mut self.spare);
+            chosen.clear();
             let candidates = self
                 .last_ooo
                 .iter()
@@ -399,7 +403,7 @@ impl Receiver {
                 blocks.push(l, r);
                 self.ops.report(now, Op::SackBlockGenerated);
             }
-            self.reported = chosen;
+            self.spare = std::mem::replace(&mut self.reported, chosen);
         } else {
             self.reported.clear();
         }
@@ -411,13 +415,13 @@ impl Receiver {
         }
         self.last_ack_sent = self.rcv_nxt;
         if !self.params.read_on_demand {
-            return (self.rcv_nxt, self.params.window, blocks);
+            return (self.rcv_nxt, self.params.window);
         }
         let window = self.offered_window();
         self.adv_right = self.rcv_nxt + window;
         if window == 0 {
             self.counters.zero_windows_sent += 1;
         }
-        (self.rcv_nxt, window as u32, blocks)
+        (self.rcv_nxt, window as u32)
     }
 }

@@ -16,7 +16,7 @@ use super::rng::Stream;
 use super::Slab;
 use crate::capture::{self, Capture, Contents, Frame};
 use crate::app::{echo::Datagram, Messages, Relay, Source, UdpEnd};
-use crate::config::network::{FlowConfig, FlowTraffic, NetworkConfig, NodeId, SplitConfig, Transport};
+use crate::config::network::{FlowConfig, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
 use crate::config::Scenario;
 use crate::energy::battery::Battery;
 use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
@@ -105,12 +105,14 @@ struct Packet {
 }
 
 impl Packet {
+    #[inline]
     fn wire_len(&self) -> u32 {
         match &self.body {
             Body::Tcp(seg) => seg.wire_len(),
             Body::Udp { payload, .. } => payload + UDP_HEADERS,
         }
     }
+    #[inline]
     fn ect(&self) -> bool {
         matches!(&self.body, Body::Tcp(seg) if seg.ecn != Ecn::NotEct)
     }
@@ -154,6 +156,9 @@ struct FlowState {
     /// split node; `None` for UDP, before the source starts or the second connection opens.
     tcp: [Option<Endpoint>; 4],
     wake_at: [Option<SimTime>; 4],
+    /// The interface each end's packets leave its node by, looked up once (`None` for an end the
+    /// flow does not have).
+    first_hop: [Option<IfaceId>; 4],
     /// The source's application, the messages it wrote, and a split flow's relay.
     source: Source,
     messages: Messages,
@@ -319,6 +324,7 @@ impl<'a> NetWorld<'a> {
             .map(|(i, f)| FlowState {
                 tcp: [None, None, None, None],
                 wake_at: [None; 4],
+                first_hop: [None; 4],
                 source: Source::new(f.traffic, SimTime(f.start.0), f.stop.map(|t| SimTime(t.0)), Stream::new(seed, &format!("flows.{i}.traffic"))),
                 messages: Messages::default(),
                 relay: f.split.as_ref().map_or_else(Relay::default, |s| Relay::new(s.buffer)),
@@ -357,6 +363,10 @@ impl<'a> NetWorld<'a> {
             profiles: &[],
         };
         for (i, f) in net.flows.iter().enumerate() {
+            let ends: &[End] = if f.split.is_some() { &[End::Src, End::Dst, End::RelayIn, End::RelayOut] } else { &[End::Src, End::Dst] };
+            for &e in ends {
+                w.flows[i].first_hop[e as usize] = w.routes.next_hop(w.node_of(i, e), w.node_of(i, w.peer(i, e)));
+            }
             let id = i as u32;
             if f.transport == Transport::Tcp {
                 // The destination listens from the start (a passive open); so does the split
@@ -505,9 +515,8 @@ impl<'a> NetWorld<'a> {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Arrive { node, packet } => {
-                let p = self.packets.take(packet);
-                self.count_arrival(p.via as usize);
-                self.arrive(NodeId(node), p);
+                self.count_arrival(self.packets.at(packet).via as usize);
+                self.arrive(NodeId(node), packet);
             }
             Event::Wake { flow, side } => {
                 let f = flow as usize;
@@ -707,10 +716,15 @@ impl<'a> NetWorld<'a> {
     /// through the pipe in front of it if there is one.
     fn send(&mut self, node: NodeId, p: Packet) {
         let f = p.flow as usize;
-        let dest = self.node_of(f, self.peer(f, p.from));
-        let Some(iface) = self.routes.next_hop(node, dest) else {
+        // A packet not forwarded yet is at its end's node (`number`): its first hop is known.
+        let hop = if p.ttl == capture::TTL {
+            self.flows[f].first_hop[p.from as usize]
+        } else {
+            self.routes.next_hop(node, self.node_of(f, self.peer(f, p.from)))
+        };
+        let Some(iface) = hop else {
             // Routes were checked for every flow's two ends; no packet can lack one.
-            debug_assert!(false, "no route from node {} to {}", node.0, dest.0);
+            debug_assert!(false, "no route from node {} for flow {f}", node.0);
             return;
         };
         let i = iface.index();
@@ -875,11 +889,16 @@ impl<'a> NetWorld<'a> {
         }
     }
 
-    fn arrive(&mut self, node: NodeId, p: Packet) {
-        let f = p.flow as usize;
-        let side = self.peer(f, p.from);
+    /// The packet in slab entry `slot` arrives at `node`. A segment is read in place (it is
+    /// large, and the endpoint only reads it); the entry is freed where a copy would have been
+    /// taken before, so entries are reused in the same order.
+    fn arrive(&mut self, node: NodeId, slot: u32) {
+        let p = self.packets.at(slot);
+        let (f, from) = (p.flow as usize, p.from);
+        let side = self.peer(f, from);
         let dest = self.node_of(f, side);
         if node != dest {
+            let p = self.packets.take(slot);
             let n = &mut self.nodes[node.index()];
             n.cpu.charge_forward(self.now, p.wire_len());
             n.forwarded += 1;
@@ -892,19 +911,22 @@ impl<'a> NetWorld<'a> {
         }
         self.nodes[node.index()].received += 1;
         if self.flows[f].halted {
+            self.packets.free(slot);
             self.flows[f].arrived_after_stop += 1;
             return;
         }
         let now = self.now;
-        match p.body {
-            Body::Tcp(seg) => {
-                if let Some(ep) = self.flows[f].tcp[side as usize].as_mut() {
-                    ep.on_segment(now, &seg);
-                    self.nodes[node.index()].cpu.absorb(ep.ops());
-                    if let (true, Some(r)) = (self.split_logs.is_some() || self.record_deliveries, ep.receiver.as_mut()) {
+        match self.packets.at(slot).body {
+            Body::Tcp(_) => {
+                let Self { packets, flows, nodes, split_logs, record_deliveries, .. } = self;
+                if let (Some(ep), Body::Tcp(seg)) = (flows[f].tcp[side as usize].as_mut(), &packets.at(slot).body) {
+                    ep.on_segment(now, seg);
+                    nodes[node.index()].cpu.absorb(ep.ops());
+                    if let (true, Some(r)) = (split_logs.is_some() || *record_deliveries, ep.receiver.as_mut()) {
                         r.record_deliveries();
                     }
                 }
+                self.packets.free(slot);
                 match side {
                     End::Dst => {
                         self.check_deliveries(f);
@@ -926,6 +948,7 @@ impl<'a> NetWorld<'a> {
                 self.trace_point(f, side);
             }
             Body::Udp { payload, written_at } => {
+                self.packets.free(slot);
                 self.nodes[node.index()].cpu.charge(now, Op::SegmentReceived { bytes: payload });
                 let end = if side == End::Src { UdpEnd::Source } else { UdpEnd::Destination { echo: self.net.flows[f].echo } };
                 let got = end.receive(Datagram { payload, written_at });
