@@ -30,6 +30,25 @@ window.addEventListener('load', () => {
     links: [...document.querySelectorAll('a[href]:not([href^="#"])')].map(a => a.href),
     height: document.documentElement.scrollHeight,
     width: document.documentElement.scrollWidth,
+    // Table columns with no text in any body row: a comparison left unfilled.
+    emptyColumns: [...document.querySelectorAll('table')].flatMap(t => {
+      const rows = [...t.tBodies].flatMap(b => [...b.rows]);
+      if (!rows.length) return [];
+      const heads = [...t.querySelectorAll('thead th')].map(th => th.textContent.trim());
+      const n = Math.max(...rows.map(r => r.cells.length));
+      const out = [];
+      for (let c = 0; c < n; c++) {
+        if (rows.every(r => !r.cells[c] || !r.cells[c].textContent.trim())) out.push(heads[c] || `column ${c}`);
+      }
+      return out;
+    }),
+    // Markdown shown as source: a backtick in the visible text.
+    backticks: document.body.innerText.split(String.fromCharCode(10)).filter(line => line.includes('`')).slice(0, 5),
+    // Text cut off by its box.
+    clipped: [...document.querySelectorAll('body *')].filter(e => {
+      const st = getComputedStyle(e);
+      return (st.overflowX === 'hidden' || st.textOverflow === 'ellipsis') && e.scrollWidth > e.clientWidth + 1;
+    }).map(e => `${e.tagName}: ${e.textContent.trim().slice(0, 60)}`),
   };
   const pre = document.createElement('pre');
   pre.id = 'tcpenergy-probe';

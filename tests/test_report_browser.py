@@ -70,3 +70,19 @@ def test_a_screenshot_of_the_whole_page_is_written(report, seen, tmp_path):
     shot = screenshot(report, tmp_path / "page.png", seen["height"])
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
+
+
+def test_the_browser_check_sees_an_empty_column_markdown_source_and_clipped_text(tmp_path):
+    # The checks the reproduction reports are held to (test_reproduce_seed000.py) can fail.
+    page = tmp_path / "bad"
+    page.mkdir()
+    (page / "index.html").write_text(
+        "<html><body><table><thead><tr><th>paper</th><th>ours</th></tr></thead>"
+        "<tbody><tr><td>a &lt; b</td><td></td></tr><tr><td>c</td><td> </td></tr></tbody></table>"
+        "<p>see `claims.json`</p>"
+        "<div style='width:40px;overflow:hidden;white-space:nowrap'>a title far too long for its box</div>"
+        "</body></html>", encoding="utf-8")
+    seen = probe(page, tmp_path)
+    assert seen["emptyColumns"] == ["ours"]
+    assert seen["backticks"] == ["see `claims.json`"]
+    assert len(seen["clipped"]) == 1 and seen["clipped"][0].startswith("DIV: a title")

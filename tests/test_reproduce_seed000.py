@@ -226,3 +226,16 @@ def test_table4_puts_our_relations_and_means_beside_the_papers_chain():
     _, _, markdown = _table4_section([record])
     row = markdown.splitlines()[-1].split(" | ")
     assert all(cell.strip() for cell in row), row
+
+
+def test_the_reproduction_report_in_a_browser_has_no_empty_column_no_markdown_source_and_nothing_clipped(
+        quick_run, tmp_path):
+    # Issue #26 (reports): Table 4's "ours" columns were empty, Markdown showed as backticks.
+    from browser_check import probe
+
+    out, _ = quick_run
+    seen = probe(out / "report", tmp_path)
+    assert seen["emptyColumns"] == []
+    assert seen["backticks"] == []
+    assert seen["clipped"] == []
+    assert all(image["loaded"] for image in seen["images"])
