@@ -127,18 +127,27 @@ def test_hazard_arithmetic_is_a_consistency_check_not_a_reproduction():
     assert math.isclose(v.data["p_hazard"], 2296 / 2 ** 32)
 
 
-def test_readings_declare_the_benchmark_ping_and_the_time_based_ack_with_the_claims_they_fit():
-    """Seed 003 §III-A (continuous ping) and §II-F / §III-B.6 (delayed ACK based only on time) are
-    open sentences: each is a declared reading whose fit claims exist."""
+def test_readings_declare_the_benchmark_ping_the_time_based_ack_and_the_residual_loss_with_their_fit_claims():
+    """Seed 003 §III-A (continuous ping), §II-F / §III-B.6 (delayed ACK based only on time) and
+    §III-B (the options part's residual loss, unstated) are open: each is a declared reading whose
+    fit claims exist."""
     from tcpenergy.reproduce import readings
 
     declared = readings.load("tcpenergy.reproduce.seed003")
-    assert set(declared) == {"ping", "delayed-ack"}
+    assert set(declared) == {"ping", "delayed-ack", "options-loss"}
     assert set(declared["ping"].alternatives) == set(S.PINGS)
     assert set(declared["delayed-ack"].alternatives) == set(S.TIMED_ACKS)
+    assert set(declared["options-loss"].alternatives) == set(S.OPTIONS_LOSS)
     ids = {e["id"] for e in C.load_claims(S.CLAIMS)}
     for reading in declared.values():
         assert reading.fit and set(reading.fit) <= ids, reading.key
+
+
+def test_the_options_loss_is_the_papers_retransmissions_per_byte_carried_seed003_s3b9():
+    # §III-B.9: about 50 TCP retransmissions in a battery life; Tables I and II: 3-4 GB per life.
+    per_segment = 50 / (3.5e9 / 1448)
+    assert S.OPTIONS_LOSS["retx-matched"] == pytest.approx(per_segment, rel=0.05)
+    assert S.base()["path"]["forward"]["impairments"] == [{"kind": "bernoulli", "p": S.OPTIONS_LOSS["retx-matched"]}]
 
 
 def _benchmark_ping(quick=True):
