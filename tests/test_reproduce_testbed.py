@@ -305,17 +305,16 @@ def test_the_python_entry_point_takes_the_network_and_refuses_it_where_it_does_n
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
-def _bernoullis(node, found=None):
-    found = [] if found is None else found
+def _impairments(node, kind):
+    """Every impairment of ``kind`` anywhere in a scenario table."""
     if isinstance(node, dict):
-        if node.get("kind") == "bernoulli":
-            found.append(node)
+        if node.get("kind") == kind:
+            yield node
         for value in node.values():
-            _bernoullis(value, found)
+            yield from _impairments(value, kind)
     elif isinstance(node, list):
         for value in node:
-            _bernoullis(value, found)
-    return found
+            yield from _impairments(value, kind)
 
 
 @pytest.mark.parametrize("network", [networks.TESTBED, networks.PATH])
@@ -327,7 +326,22 @@ def test_the_per_bit_loss_process_sizes_every_dummynet_loss_and_leaves_the_per_p
     for exp in seed000.experiments(True, network) + seed002.experiments(True, network):
         assert networks.with_loss_process(exp, networks.PER_PACKET) is exp
         sized = networks.with_loss_process(exp, networks.PER_BIT)
-        assert all(b.get("reference_bytes") == networks.LOSS_REFERENCE_BYTES for b in _bernoullis(sized.base))
-        assert not any("reference_bytes" in b for b in _bernoullis(exp.base)), "the experiment is not modified"
+        assert all(b.get("reference_bytes") == networks.LOSS_REFERENCE_BYTES for b in _impairments(sized.base, "bernoulli"))
+        assert not any("reference_bytes" in b for b in _impairments(exp.base, "bernoulli")), "the experiment is not modified"
     with pytest.raises(ValueError, match="loss process must be per-packet or per-bit"):
         networks.with_loss_process(seed000.experiments(True, network)[0], "per-byte")
+
+
+def test_the_burst_cycle_reading_sets_the_bursty_period_on_both_networks_seed000_table2():
+    # Table 2: 1 s of 85 % loss "every 12 seconds"; the text: after 12 s of zero loss (13 s).
+    from tcpenergy.reproduce import readings, seed000
+
+    declared = readings.load("tcpenergy.reproduce.seed000")
+    for alt, every in (("table-12s", "12s"), ("text-13s", "13s")):
+        choice = readings.check("seed-000", "tcpenergy.reproduce.seed000", {"burst-cycle": alt})
+        with readings.active(choice):
+            for network in (networks.PATH, networks.TESTBED):
+                bursty = next(e for e in seed000.experiments(True, network) if e.name == seed000.BURSTY)
+                bursts = list(_impairments(bursty.base, "periodic_burst"))
+                assert bursts and all(b["every"] == every for b in bursts), (alt, network)
+    assert declared["burst-cycle"].taken == "table-12s"

@@ -513,8 +513,9 @@ def judge(entry: Mapping[str, Any], evaluate: Callable[[], Verdict], attempted=N
 # Report section
 # --------------------------------------------------------------------------------------------
 
-_BADGE = {HOLDS: "holds", DOES_NOT_HOLD: "does not hold", CONSISTENCY: "consistency",
-          FIT: "fit", NOT_MODELLED: "not modelled"}
+# Each status in words, as reports and the generated documents show it.
+STATUS_WORDS = {HOLDS: "holds", DOES_NOT_HOLD: "does not hold", CONSISTENCY: "consistency",
+                FIT: "fit", NOT_MODELLED: "not modelled"}
 _COUNTED = {HOLDS: "hold", DOES_NOT_HOLD: "do not hold", CONSISTENCY: "consistency checks (cannot fail "
             "in the model, not counted as reproduced)", FIT: "fit (their numbers chose a reading of the "
             "setup, not counted as reproduced)", NOT_MODELLED: "not modelled"}
@@ -525,7 +526,7 @@ FOLD_AT = 240  # evidence longer than this (characters) is folded in <details>
 
 
 def _badge(status: str) -> str:
-    return f'<span class="status-{status}">{html.escape(_BADGE[status])}</span>'
+    return f'<span class="status-{status}">{html.escape(STATUS_WORDS[status])}</span>'
 
 
 def _is_indicative(records: Sequence[Mapping[str, Any]]) -> bool:
@@ -543,9 +544,9 @@ def summary_section(records: Sequence[Mapping[str, Any]], title: str = "Claims s
     rows = []
     for status in SUMMARY_ORDER:
         ids = [r["id"] for r in records if r["status"] == status]
-        md.append(f"| {_BADGE[status]} | {len(ids)} | " + ", ".join(f"[{i}](#{anchor(i)})" for i in ids) + " |")
+        md.append(f"| {STATUS_WORDS[status]} | {len(ids)} | " + ", ".join(f"[{i}](#{anchor(i)})" for i in ids) + " |")
         links = " ".join(f'<a class="status-{status}" href="#{anchor(i)}">{html.escape(i)}</a>' for i in ids)
-        rows.append(f'<tr><td class="status-{status}">{html.escape(_BADGE[status])}</td>'
+        rows.append(f'<tr><td class="status-{status}">{html.escape(STATUS_WORDS[status])}</td>'
                     f"<td>{len(ids)}</td><td>{links}</td></tr>")
     body = (f"<p><strong>{len(records)} claims: {html.escape(line)}.</strong></p>\n"
             + (f'<p class="indicative"><em>{html.escape(note)}</em></p>\n' if note else "")
@@ -577,11 +578,11 @@ def checklist_section(records: Sequence[Mapping[str, Any]], intro: str) -> Tuple
     for r in records:
         runs = f"{r['complete']}/{r['runs']}" if r.get("runs") else ""
         where = (r.get("where") or r.get("source") or "") if len(papers) == 1 else (r.get("source") or r.get("where") or "")
-        cells = [r["id"], where, r["claim"], _BADGE[r["status"]], runs, r["evidence"], r.get("explanation") or ""]
+        cells = [r["id"], where, r["claim"], STATUS_WORDS[r["status"]], runs, r["evidence"], r.get("explanation") or ""]
         md.append("| " + " | ".join(_md(c) for c in cells) + " |")
         rows.append(f'<tr id="{anchor(r["id"])}"><td>{html.escape(r["id"])}</td>'
                     f"<td>{inline(cells[1])}</td><td>{html.escape(r['claim'])}</td>"
-                    f'<td class="status-{r["status"]}">{html.escape(_BADGE[r["status"]])}</td>'
+                    f'<td class="status-{r["status"]}">{html.escape(STATUS_WORDS[r["status"]])}</td>'
                     f"<td>{html.escape(runs)}</td><td>{_fold(r['evidence'])}</td>"
                     f"<td>{_fold(r.get('explanation') or '')}</td></tr>")
     body = (f"<p>{inline(intro)}</p>\n"

@@ -40,13 +40,13 @@ def verdicts_section(paper: str, records: Sequence[Mapping[str, Any]]) -> str:
     lines = [f"Verdicts of `tcpenergy reproduce {paper}` ({run}), from `results/{paper}/claims.json`.", "",
              "| status | claims |", "|---|---|"]
     for status in C.SUMMARY_ORDER:
-        lines.append(f"| {C._BADGE[status]} | {counts[status]} |")
+        lines.append(f"| {C.STATUS_WORDS[status]} | {counts[status]} |")
     lines.append(f"| total | {sum(counts.values())} |")
     for status in C.SUMMARY_ORDER:
         chosen = [r for r in records if r["status"] == status]
         if not chosen:
             continue
-        lines += ["", f"**{C._BADGE[status].capitalize()}** ({len(chosen)}):", "",
+        lines += ["", f"**{C.STATUS_WORDS[status].capitalize()}** ({len(chosen)}):", "",
                   "| claim | evidence |" if status == C.HOLDS else "| claim | evidence | why |",
                   "|---|---|" if status == C.HOLDS else "|---|---|---|"]
         for r in chosen:

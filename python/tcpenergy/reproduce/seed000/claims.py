@@ -516,8 +516,8 @@ def c41(ctx: Context, entry) -> Verdict:
     data = df["path.forward.dropped_channel"].astype(float)
     acks = df["path.reverse.dropped_channel"].astype(float)
     completion = df["flow.completion_s"].astype(float)
-    # Bursts are [11 + 12k, 12 + 12k) s; count those that start before the transfer completes.
-    bursts = ((completion - 11.0) // 12.0 + 1).clip(lower=0)
+    # The burst's phase is random per run, so a transfer meets completion / period bursts on average.
+    bursts = completion / float(S.burst_every_s())
     per_transfer = float(data.mean())
     per_burst = float((data / bursts.where(bursts > 0)).mean())
     ok = 40 <= per_transfer <= 80
@@ -529,8 +529,7 @@ def c41(ctx: Context, entry) -> Verdict:
     why = (f"We drop {per_transfer:.0f} data packets per transfer on average. In our runs a transfer lasts about "
            f"{completion.mean():.0f} s and so meets {bursts.mean():.1f} bursts on average; during a burst the sender soon stalls in a retransmission "
            "timeout, so few packets are offered to the lossy channel. The paper's Dummynet may have "
-           "dropped more because its transfers took longer (lower throughput of the real 3-hop chain) "
-           "or its burst cycle was 13 s (its text reads '1 s after 12 s of zero loss').")
+           "dropped more because its transfers took longer (lower throughput of the real 3-hop chain).")
     return C.verdict(ok, ev, why, {"per_transfer": per_transfer, "per_burst": per_burst})
 
 
