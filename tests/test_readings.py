@@ -118,3 +118,14 @@ def test_reproduction_documents_match_their_recorded_results_and_shipped_claims(
         package = registry.package(paper).__name__
         shipped = [e["id"] for e in C.load_claims(C.paper_file(package, "claims.yaml"))]
         assert [r["id"] for r in json.loads(recorded.read_text())] == shipped, paper
+
+
+def test_a_reports_claims_summary_names_the_readings_it_was_judged_under():
+    # Issue #26 item 8: a reader checking the report against the paper sees the readings taken.
+    declared = readings.parse(DOCUMENT)
+    records = [{"id": "X-C01", "status": C.HOLDS}]
+    assert "Readings in force" not in C.summary_section(records)[2]
+    with readings.active(readings.Choice("seed-00x", declared, {"ping": "one-per-second"})):
+        _, body, markdown = C.summary_section(records)
+    assert "`ping` = `one-per-second` (not the taken one)" in markdown
+    assert "<code>ping</code>" in body

@@ -552,7 +552,25 @@ def summary_section(records: Sequence[Mapping[str, Any]], title: str = "Claims s
             + (f'<p class="indicative"><em>{html.escape(note)}</em></p>\n' if note else "")
             + "<table>\n<thead><tr><th>status</th><th>n</th><th>claims</th></tr></thead>\n<tbody>\n"
             + "\n".join(rows) + "\n</tbody>\n</table>")
+    readings_line = _readings_in_force()
+    if readings_line:
+        md += ["", readings_line]
+        body += f"\n<p>{inline(readings_line)}</p>"
     return (title, body, "\n".join(md))
+
+
+def _readings_in_force() -> str:
+    """The readings the running reproduction was judged under, in a sentence ("" when its paper
+    declares none): a reader of the report sees which alternative each open parameter took."""
+    from tcpenergy.reproduce import readings
+
+    choice = readings.current()
+    if choice is None or not choice.readings:
+        return ""
+    taken = "; ".join(f"`{key}` = `{alt}`" + ("" if alt == choice.readings[key].taken else " (not the taken one)")
+                      for key, alt in choice.in_force().items())
+    return (f"Readings in force (the paper's open parameters, docs/reproduce/{choice.paper}.md, Readings): "
+            f"{taken}.")
 
 
 def _fold(text: str) -> str:
