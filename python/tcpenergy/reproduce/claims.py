@@ -30,17 +30,14 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 from tcpenergy.report.anchors import claim_anchor as anchor
 from tcpenergy.report.markup import inline
-
-HOLDS = "holds"
-DOES_NOT_HOLD = "does_not_hold"
-NOT_MODELLED = "not_modelled"
-# Holds, but could not have failed in the model (an identity of the energy model, an option with no
-# modelled cost, arithmetic): reported apart and never counted as reproduced.
-CONSISTENCY = "consistency"
-# Judged, but its paper's numbers were used to choose a reading of the setup (reproduce/readings.py):
-# reported apart with the verdict of its rule (``judged``), never counted as reproduced.
-FIT = "fit"
-STATUSES = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, FIT, NOT_MODELLED)
+from tcpenergy.reproduce.statuses import (  # noqa: F401  (re-exported: claims.HOLDS, ...)
+    CONSISTENCY,
+    DOES_NOT_HOLD,
+    FIT,
+    HOLDS,
+    NOT_MODELLED,
+    STATUSES,
+)
 
 # How an ordering is judged. MEANS: the paper compared mean values (seed 000's Table 4 says so), so
 # a < b when mean a is below mean b by more than the tie tolerance, a ~= b when the means are within

@@ -225,7 +225,7 @@ def record_in(out_dir: Path, choice: Choice) -> None:
 def mark_fit(records: List[Dict[str, Any]], choice: Optional[Choice]) -> List[Dict[str, Any]]:
     """Claims whose numbers chose a reading become ``fit``; their verdict stays as ``judged``. A claim
     with no verdict (not modelled, or its part did not run) stays as it is: there is nothing to withhold."""
-    from tcpenergy.reproduce.claims import FIT, NOT_MODELLED
+    from tcpenergy.reproduce.statuses import FIT, NOT_MODELLED
 
     if choice is None:
         return records
