@@ -449,10 +449,10 @@ fn flow_parts(s: &Scenario, f: &FlowConfig, i: usize, keys: &Keys, l: Load, shar
         for (t, table) in connections {
             // The scenario-wide [tcp] table where the flow's settings are its, else the flow's own.
             let prefix = if keys.single || (table == "tcp" && t == &s.tcp) { "tcp".to_string() } else { format!("flows.{i}.{table}") };
-            // E2TCP runs two timers of its own (docs/models/e2tcp.md); the others one.
+            // E2TCP's sender runs two timers of its own (docs/models/e2tcp.md); the others one.
             let (timer, tkey, timers) = if let Some(d) = t.fixed_rto {
                 (d, "fixed_rto", 1.0)
-            } else if t.variant == crate::config::Variant::E2tcp {
+            } else if matches!(t.variant.info().sender, crate::tcp::variant::SenderKind::E2tcp) {
                 (t.e2tcp.clone().unwrap_or_default().min_timeout, "e2tcp.min_timeout", 2.0)
             } else if t.initial_rto < t.min_rto {
                 (t.initial_rto, "initial_rto", 1.0)
