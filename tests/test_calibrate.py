@@ -126,6 +126,33 @@ def test_recovers_the_known_profiles_figures_from_its_simulated_measurements(res
                       "cpu.cycles.sack_block_processed": profile["cpu"]["cycles"]["sack_block_processed"]}
 
 
+def test_card_interface_times_are_recovered_like_cycle_costs_docs_models_energy_card(tmp_path):
+    """The card interface's per-packet and per-byte times set CPU busy time only (energy.md, "Card
+    interface"), so the energy is affine in them: rows simulated with known times, at several
+    MTUs and losses so that packets and bytes vary apart, give those times back."""
+    (tmp_path / "transfer.toml").write_text(SCENARIO)
+    scenario = tcpenergy.load_scenario(tmp_path / "transfer.toml")
+    truth_figures = {"card.frame_us": 80.0, "card.byte_ns": 500.0}
+    truth = with_figures(load_profile(START), truth_figures)
+    rows = []
+    for row_id, overrides, seed, node, quantity in ROWS[:6]:
+        pairs = [parse_assignment(item) for item in split_overrides(overrides)]
+        record = tcpenergy.run(scenario, seed=seed, **dict(pairs), **{f"energy.{node}": truth})
+        value = repr(quantity_of(record, node, quantity))
+        rows.append((row_id, "transfer.toml", overrides, seed, node)
+                    + tuple(value if q == quantity else "" for q in QUANTITIES))
+    fitted = tcpenergy.calibrate(_write_csv(tmp_path / "m.csv", rows), START,
+                                 fit=",".join(truth_figures), resamples=50)
+    for key, value in truth_figures.items():
+        assert fitted.fitted[key] == pytest.approx(value, rel=WRITTEN_PRECISION), key
+    assert load_profile(START)["card"]["frame_us"] != truth_figures["card.frame_us"]
+
+
+def test_active_power_and_a_card_time_are_not_fitted_together():
+    with pytest.raises(ScenarioError, match="card.frame_us cannot be fitted together"):
+        resolve_fit("cpu.active_power_w,card.frame_us", load_profile(START))
+
+
 def test_held_out_rows_are_predicted_by_the_fitted_profile_and_not_by_the_start(result):
     """docs/calibration.md "Holdout": a fifth of the rows, drawn with the seed, are not fitted."""
     assert (result.n_fit, result.n_holdout) == (8, 2)
@@ -528,5 +555,5 @@ def test_a_measurement_above_a_fully_busy_cpu_is_refused_for_cycle_costs_docs_en
                                                  "", 1, "sender", "", "", "500")])
     run = cli("calibrate", source, "--profile", START, "--fit", "cpu.cycles.per_byte",
               "--out", tmp_path / "out.toml", "--report", tmp_path / "rows.csv")
-    _assert_user_error(run, ["row too-high: no cycle cost explains 500 W", "fit a power figure instead"],
+    _assert_user_error(run, ["row too-high: no cycle cost or card time explains 500 W", "fit a power figure instead"],
                        tmp_path)

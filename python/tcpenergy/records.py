@@ -39,7 +39,7 @@ _NON_NEGATIVE_FIELDS = (
     "arrived_after_stop", "busy_s", "start_s", "stop_s",
     # an end's or a node's energy (`energy.<end>.*`, `nodes.<node>.*`)
     "total_j", "idle_j", "idealized_j", "per_bit_total_uj", "per_bit_idealized_uj", "idle_s",
-    "cpu_busy_s", "radio_idle_s", "radio_overhear_s", "radio_rx_bytes", "radio_rx_frames",
+    "cpu_busy_s", "cpu_card_s", "radio_idle_s", "radio_overhear_s", "radio_rx_bytes", "radio_rx_frames",
     "radio_rx_s", "radio_sleep_s", "radio_tx_bytes", "radio_tx_frames", "radio_tx_s",
     "radio_wakeups", "radio_waking_s", "window_s", "forward_cycles", "forwarded_packets",
     "originated_packets", "received_packets",

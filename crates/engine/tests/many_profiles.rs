@@ -49,6 +49,11 @@ fn scaled(p: &Value, k: f64, wake: &str) -> Value {
     if let Value::Object(cycles) = &mut p["cpu"]["cycles"] {
         cycles.values_mut().for_each(scale);
     }
+    // The card interface's times, where the profile has one (docs/models/energy.md#card-interface).
+    if p.get("card").is_some() {
+        scale(&mut p["card"]["frame_us"]);
+        scale(&mut p["card"]["byte_ns"]);
+    }
     p["name"] = json!(format!("scaled-{k}"));
     p
 }

@@ -17,7 +17,7 @@ import numpy as np
 
 from tcpenergy import api
 from tcpenergy.calibration.errors import describe, input_error, premise_error
-from tcpenergy.calibration.keys import CYCLES_PREFIX
+from tcpenergy.calibration.keys import CYCLES_PREFIX, is_busy_time_key
 from tcpenergy.calibration.measurements import Row
 from tcpenergy.calibration.measurements import per_joule as quantity_per_joule
 from tcpenergy.exceptions import ScenarioError
@@ -74,6 +74,8 @@ def step(key: str, value: float) -> float:
         floor = 10.0
     elif key.startswith(CYCLES_PREFIX):
         floor = 1000.0
+    elif is_busy_time_key(key):
+        floor = 10.0  # µs per packet or ns per byte
     else:
         floor = 1.0
     return max(abs(value), floor)
@@ -143,7 +145,7 @@ class Design:
         ns rounding of the starting run, of the run with ``theta`` and of each cycle-cost slope
         (the slope from two runs 2 h apart, extrapolated by |θ − θ0|)."""
         predicted = self.predict(theta)
-        cycles = np.array([k.startswith(CYCLES_PREFIX) for k in self.keys], dtype=bool)
+        cycles = np.array([is_busy_time_key(k) for k in self.keys], dtype=bool)
         reach = float(np.sum(np.abs(np.asarray(theta) - self.theta0)[cycles] / self.steps[cycles]))
         return _FLOAT_TOLERANCE * np.abs(predicted) + self.rounding * (2.0 + reach)
 
@@ -165,7 +167,7 @@ def _check_affine(row: Row, key: str, h: float, base: Outcome, once: Outcome, tw
                 f"the meters charge. This is a bug; please report it with the row's scenario")
     nonlinear = abs(twice.value - 2.0 * once.value + base.value)
     tolerance = _FLOAT_TOLERANCE * (abs(base.value) + abs(once.value) + abs(twice.value))
-    if key.startswith(CYCLES_PREFIX):
+    if is_busy_time_key(key):
         # The second difference adds the rounding of four runs' worth (q0 + 2 q1 + q2).
         tolerance += 4.0 * rounding(base)
     if nonlinear > tolerance:

@@ -3,10 +3,11 @@
 A figure can be fitted when changing it changes no simulated event, only what the meters charge:
 every power figure (energy = power x time in a state, the times fixed by the timeline) and every
 cycle cost (CPU energy = active power x cycles / clock; the CPU meter records busy time but never
-delays a packet, crates/engine/src/energy/cpu.rs). Two figures are refused: the wake time, which
+delays a packet, crates/engine/src/energy/cpu.rs), and the card interface's times (CPU energy =
+active power x the time each packet takes to cross to or from the card). Two figures are refused: the wake time, which
 moves the radio's wake-ups (the policy timeline, energy/meter.rs), and the clock, which CPU energy
-goes as the inverse of. CPU active power and a cycle cost together are refused because CPU energy
-is their product.
+goes as the inverse of. CPU active power together with a cycle cost or a card time is refused
+because CPU energy is their product.
 """
 
 from __future__ import annotations
@@ -35,8 +36,17 @@ POWER_KEYS = (
 # its order; the router's forwarding costs are not among them.
 CYCLE_FIGURES = tuple(json.loads(engine.cycle_figures()))
 CYCLE_KEYS = tuple(f["key"] for f in CYCLE_FIGURES)
+# The card interface's times (crates/engine/src/energy/profile.rs, CardInterface) and their units.
+CARD_UNITS = {"card.frame_us": "µs", "card.byte_ns": "ns/byte"}
+CARD_KEYS = tuple(CARD_UNITS)
 # Display and output order.
-AFFINE_KEYS = POWER_KEYS + CYCLE_KEYS
+AFFINE_KEYS = POWER_KEYS + CYCLE_KEYS + CARD_KEYS
+
+
+def is_busy_time_key(key: str) -> bool:
+    """Whether the figure sets CPU busy time (a cycle cost or a card time), which CPU energy
+    multiplies by the active power."""
+    return key.startswith(CYCLES_PREFIX) or key in CARD_UNITS
 
 NOT_AFFINE = {
     "radio.wake_time": "it moves the radio's wake-ups in time (the idle_timeout policy's timeline "
@@ -55,6 +65,8 @@ _GLOB_CHARS = "*?["
 
 
 def unit(key: str) -> str:
+    if key in CARD_UNITS:
+        return CARD_UNITS[key]
     if any(f["key"] == key and f["per_byte"] for f in CYCLE_FIGURES):
         return "cycles/byte"
     if key.startswith(CYCLES_PREFIX):
@@ -92,12 +104,12 @@ def _check_affine(key: str, how: str) -> None:
 
 
 def _check_no_product(keys: Sequence[str]) -> None:
-    cycles = [k for k in keys if k.startswith(CYCLES_PREFIX)]
-    if ACTIVE_POWER in keys and cycles:
+    busy = [k for k in keys if is_busy_time_key(k)]
+    if ACTIVE_POWER in keys and busy:
         raise input_error(
-            "--fit", f"{ACTIVE_POWER} and {cycles[0]} cannot be fitted together: CPU energy is "
-                     f"their product (active_power_w x cycles / frequency_hz), not affine in the "
-                     f"pair; fit {ACTIVE_POWER} or the cycle costs, not both")
+            "--fit", f"{ACTIVE_POWER} and {busy[0]} cannot be fitted together: CPU energy is "
+                     f"their product (active_power_w x busy time), not affine in the pair; fit "
+                     f"{ACTIVE_POWER} or the cycle costs and card times, not both")
 
 
 def _ordered(keys: Iterable[str]) -> List[str]:
@@ -144,13 +156,13 @@ def _default_keys(profile: Mapping, known: Sequence[str]) -> Tuple[List[str], Li
     estimated = [k for k in known if is_estimated(profile, k)]
     keys = _ordered(k for k in estimated if k in AFFINE_KEYS)
     notes = [f"{k} not fitted: {not_affine_reason(k)}" for k in estimated if k not in AFFINE_KEYS]
-    cycles = [k for k in keys if k.startswith(CYCLES_PREFIX)]
-    if ACTIVE_POWER in keys and cycles:
+    busy = [k for k in keys if is_busy_time_key(k)]
+    if ACTIVE_POWER in keys and busy:
         # One figure that scales all protocol-processing energy is better determined by energy
         # measurements than fourteen cycle costs whose operation counts rise and fall together.
-        keys = [k for k in keys if k not in cycles]
-        notes.append(f"cpu.cycles.* not fitted: {ACTIVE_POWER} is (CPU energy is their product); "
-                     f"name cycle costs with --fit to fit them instead")
+        keys = [k for k in keys if k not in busy]
+        notes.append(f"cpu.cycles.* and card.* not fitted: {ACTIVE_POWER} is (CPU energy is their "
+                     f"product); name cycle costs or card times with --fit to fit them instead")
     if not keys:
         raise input_error("--fit", f"profile {profile.get('name')!r} lists no estimated figure the "
                                    f"energy is affine in; name the figures to fit: {_allowed()}")

@@ -10,7 +10,7 @@ import numpy as np
 from tcpenergy.calibration import fit as fitting
 from tcpenergy.calibration.design import build_design, simulate_all
 from tcpenergy.calibration.errors import input_error, premise_error
-from tcpenergy.calibration.keys import resolve_fit, unit
+from tcpenergy.calibration.keys import is_busy_time_key, resolve_fit, unit
 from tcpenergy.calibration.measurements import QUANTITIES, read_measurements
 from tcpenergy.calibration.profile_in import ProfileLike, check_profile, load_profile
 from tcpenergy.calibration.profile_out import (
@@ -154,12 +154,13 @@ def calibrate(
     excess = np.abs(simulated - modelled) - design.prediction_tolerance(theta)
     if np.any(excess > 0):
         worst = int(np.argmax(excess))
-        if simulated[worst] < modelled[worst] and any(k.startswith("cpu.cycles.") for k in keys):
+        if simulated[worst] < modelled[worst] and any(is_busy_time_key(k) for k in keys):
             # CPU busy time is capped at the measurement window (docs/models/energy.md#cpu): cycle
-            # costs this large keep the CPU busy for the whole run, and energy stops growing.
+            # costs or card times this large keep the CPU busy for the whole run, and energy stops
+            # growing.
             raise input_error(
                 f"row {rows[worst].id}",
-                f"no cycle cost explains {measured[worst]:.6g} {QUANTITIES[rows[worst].quantity][0]}: "
+                f"no cycle cost or card time explains {measured[worst]:.6g} {QUANTITIES[rows[worst].quantity][0]}: "
                 f"the fitted costs ({', '.join(f'{k} = {fitted[k]:.6g}' for k in keys)}) would keep the CPU "
                 f"busy for the whole run, where CPU energy stops growing (simulated {simulated[worst]:.6g}); "
                 "the measurement needs more power than a fully busy CPU draws: fit a power figure instead")

@@ -183,6 +183,23 @@ def _registry() -> Dict[str, Knob]:
         _linear("cpu.active_power_w", lambda p: 0.0, lambda p: 2 * profile_value(p, "cpu.active_power_w")),
         lambda v, p: (v / float(p["cpu"]["frequency_hz"]) * 1e9, "nJ per cycle"),
         lambda p: f"at {_num(p['cpu']['frequency_hz'] / 1e6)} MHz"))
+    knobs.append(Knob(
+        "card.frame_us", "µs", GEOMETRIC, "0.1x to 10x the profile value, 2 points per decade (5 points)",
+        "µs x active_power_w = µJ per packet crossing between host and card",
+        "the low end is a card with a register interface as quick as memory; the high end is a driver "
+        "that waits on the card's commands for most of a millisecond per frame "
+        "(docs/models/profiles.md#card-interface)",
+        _geometric("card.frame_us", high=10.0),
+        lambda v, p: (v * float(p["cpu"]["active_power_w"]), "µJ per packet to or from the card"),
+        lambda p: f"at {_num(p['cpu']['active_power_w'])} W"))
+    knobs.append(Knob(
+        "card.byte_ns", "ns/byte", GEOMETRIC, "0.1x to 10x the profile value, 2 points per decade (5 points)",
+        "ns/byte x active_power_w = nJ per byte moved to or from the card",
+        "0.1x is a bus-mastering (DMA) card whose transfers cost the CPU almost nothing; 10x a 16-bit PC "
+        "Card bus at 0.33 MB/s, slower than any measured (docs/models/profiles.md#card-interface)",
+        _geometric("card.byte_ns", high=10.0),
+        lambda v, p: (v * float(p["cpu"]["active_power_w"]), "nJ per byte to or from the card"),
+        lambda p: f"at {_num(p['cpu']['active_power_w'])} W"))
     return {k.key: k for k in knobs}
 
 

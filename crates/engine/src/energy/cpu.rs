@@ -3,6 +3,7 @@
 //! cost figure is declared once, in [`CYCLE_FIGURES`]'s table below: the enum, the record names,
 //! the profile keys, their defaults and the calibration keys all come from it.
 
+use super::profile::{CardInterface, DeviceProfile};
 use crate::units::{SimDuration, SimTime};
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
@@ -260,6 +261,8 @@ pub enum Charge {
     Op(Op),
     /// A router forwarding one IP packet of this many bytes ([`CpuMeter::charge_forward`]).
     Forward { ip_len: u32 },
+    /// One IP packet of this many bytes moved between host and radio card ([`CpuMeter::charge_card`]).
+    Card { ip_len: u32 },
 }
 
 /// One node's CPU: a single server that runs charged work back to back. Busy intervals are kept
@@ -275,6 +278,8 @@ pub struct CpuMeter {
     forward_per_byte: f64,
     ns_per_cycle: f64,
     active_power_w: f64,
+    /// The radio card's host interface, when the profile models it.
+    card: Option<CardInterface>,
     busy_until: SimTime,
     /// Busy intervals `[start, end)` in time order.
     busy: Vec<(SimTime, SimTime)>,
@@ -284,6 +289,9 @@ pub struct CpuMeter {
     pub cycles: f64,
     /// Of `cycles`, those charged by [`CpuMeter::charge_cycles`].
     pub other_cycles: f64,
+    /// Each packet moved between host and card: when, and the CPU time it took (ns; in `cycles`
+    /// too). Empty unless the profile has a card interface.
+    card_work: Vec<(SimTime, f64)>,
     pub op_counts: [u64; OP_KINDS],
     /// Every charge in order, when asked for ([`CpuMeter::keep_charges`]).
     charges: Option<Vec<(SimTime, Charge)>>,
@@ -299,15 +307,25 @@ impl CpuMeter {
             forward_per_byte: costs.forward_per_byte.unwrap_or(costs.figures[Fig::per_byte as usize]),
             ns_per_cycle: 1e9 / frequency_hz,
             active_power_w,
+            card: None,
             busy_until: SimTime::ZERO,
             busy: Vec::new(),
             pending_cycles: 0.0,
             pending_at: SimTime::ZERO,
             cycles: 0.0,
             other_cycles: 0.0,
+            card_work: Vec::new(),
             op_counts: [0; OP_KINDS],
             charges: None,
         }
+    }
+
+    /// The meter of a node with `profile`: its cycle costs, clock, active power and card interface.
+    pub fn for_profile(profile: &DeviceProfile) -> Self {
+        let c = &profile.cpu;
+        let mut m = Self::new(&c.cycles, c.frequency_hz, c.active_power_w);
+        m.card = profile.card;
+        m
     }
 
     /// A meter that counts operations but charges nothing (for protocol unit tests).
@@ -320,12 +338,14 @@ impl CpuMeter {
             forward_per_byte: 0.0,
             ns_per_cycle: 0.0,
             active_power_w: 0.0,
+            card: None,
             busy_until: SimTime::ZERO,
             busy: Vec::new(),
             pending_cycles: 0.0,
             pending_at: SimTime::ZERO,
             cycles: 0.0,
             other_cycles: 0.0,
+            card_work: Vec::new(),
             op_counts: [0; OP_KINDS],
             charges: None,
         }
@@ -449,6 +469,26 @@ impl CpuMeter {
         self.charge_cycles(now, cycles);
     }
 
+    /// Charge moving one IP packet of `ip_len` bytes between host and radio card at `now` (handed
+    /// to the card to be sent, or taken from it on arrival): the card interface's time for it, at
+    /// the CPU's active power. Nothing when the profile has no card interface.
+    #[inline]
+    pub fn charge_card(&mut self, now: SimTime, ip_len: u32) {
+        if self.charges.is_some() {
+            self.keep(now, Charge::Card { ip_len });
+        }
+        let (Some(card), Some(_)) = (self.card, &self.costs) else { return };
+        let t = card.time_ns(ip_len);
+        self.card_work.push((now, t));
+        if now != self.pending_at {
+            self.flush();
+            self.pending_at = now;
+        }
+        // Held as cycles like the rest of the work gathered at this instant: flush turns them
+        // back into the same nanoseconds.
+        self.pending_cycles += t / self.ns_per_cycle;
+    }
+
     /// Out of the charging path: most runs keep no charges.
     #[cold]
     #[inline(never)]
@@ -471,12 +511,13 @@ impl CpuMeter {
 
     /// A meter with another profile's costs that received the same charges in the same order:
     /// the meter that profile's run would have ended with, since charges never change the run.
-    pub fn replay(charges: &[(SimTime, Charge)], costs: &CycleCosts, frequency_hz: f64, active_power_w: f64) -> Self {
-        let mut cpu = Self::new(costs, frequency_hz, active_power_w);
+    pub fn replay(charges: &[(SimTime, Charge)], profile: &DeviceProfile) -> Self {
+        let mut cpu = Self::for_profile(profile);
         for &(at, c) in charges {
             match c {
                 Charge::Op(op) => cpu.charge(at, op),
                 Charge::Forward { ip_len } => cpu.charge_forward(at, ip_len),
+                Charge::Card { ip_len } => cpu.charge_card(at, ip_len),
             }
         }
         cpu
@@ -503,6 +544,11 @@ impl CpuMeter {
             self.busy_until = now + dur;
             self.busy.push((now, self.busy_until));
         }
+    }
+
+    /// CPU seconds spent on the card interface for the packets it handled before `w`.
+    pub fn card_s(&self, w: SimTime) -> f64 {
+        self.card_work.iter().take_while(|c| c.0 < w).map(|c| c.1).sum::<f64>() * 1e-9
     }
 
     /// Busy intervals `[start, end)` in time order, including work charged last.

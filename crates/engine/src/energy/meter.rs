@@ -235,6 +235,9 @@ pub struct NodeEnergy {
     pub radio_sleep_s: f64,
     pub radio_waking_s: f64,
     pub cpu_busy_s: f64,
+    /// Of the CPU's work, the seconds spent moving packets to and from the radio card (the card
+    /// interface, docs/models/energy.md#card-interface) for the packets handled in the window.
+    pub cpu_card_s: f64,
     pub radio_wakeups: u64,
     /// Frames the radio transmitted within the window (airtime begun before its end), lost ones
     /// included, and their IP bytes.
@@ -627,6 +630,7 @@ impl<'a> PowerIntegral<'a> {
             radio_sleep_s: secs(ns(RadioState::Sleep)),
             radio_waking_s: secs(ns(RadioState::Waking)),
             cpu_busy_s: secs(cpu_ns),
+            cpu_card_s: 0.0,
             radio_wakeups: self.state_segments[RadioState::Waking as usize],
             radio_tx_frames: frames.tx_frames,
             radio_tx_bytes: frames.tx_bytes,
@@ -646,11 +650,12 @@ pub fn node_energy(
     frames: FrameCounts,
 ) -> NodeEnergy {
     let cpu_w = cpu.active_power_w();
+    let card_s = cpu.card_s(w);
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
     for &(s, e, st) in timeline {
         power.add(s, e, st);
     }
-    power.finish(cpu_w, delivered_bytes, frames, None)
+    NodeEnergy { cpu_card_s: card_s, ..power.finish(cpu_w, delivered_bytes, frames, None) }
 }
 
 /// One node's energy over `[0, w)` straight from its radio log, for callers that do not need the
@@ -685,13 +690,14 @@ pub fn node_energy_and_battery(
     let doze = std::mem::take(&mut log.doze);
     let gaps = GapPolicy::new(policy, timeout, profile.radio.wake_time, &doze);
     let cpu_w = cpu.active_power_w();
+    let card_s = cpu.card_s(w);
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
     power.cpu_w = cpu_w;
     power.battery = battery;
     let marked = log.marks.iter().any(|m| !m.is_empty());
     power.keep_segments = marked;
     sweep_timeline(&mut log, w.0, gaps, |s, e, st| power.add(s, e, st));
-    power.finish(cpu_w, delivered_bytes, frames, marked.then_some(&mut log.marks))
+    NodeEnergy { cpu_card_s: card_s, ..power.finish(cpu_w, delivered_bytes, frames, marked.then_some(&mut log.marks)) }
 }
 
 /// One node's energy under another profile, from what the run logged: its radio log and the CPU
@@ -709,8 +715,7 @@ pub fn node_energy_under(
     delivered_bytes: u64,
     battery: Option<&mut Battery>,
 ) -> (NodeEnergy, CpuMeter) {
-    let c = &profile.cpu;
-    let mut cpu = CpuMeter::replay(charges, &c.cycles, c.frequency_hz, c.active_power_w);
+    let mut cpu = CpuMeter::replay(charges, profile);
     let e = node_energy_and_battery(profile, log, &mut cpu, w, policy, timeout, delivered_bytes, battery);
     (e, cpu)
 }

@@ -290,7 +290,7 @@ impl<'a> NetWorld<'a> {
             .map(|n| {
                 let p = &n.profile.profile;
                 NodeState {
-                    cpu: CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w),
+                    cpu: CpuMeter::for_profile(p),
                     radio: RadioLog::default(),
                     originated: 0,
                     received: 0,
@@ -778,7 +778,10 @@ impl<'a> NetWorld<'a> {
                 Out::Number { packet } => {
                     let via = self.packets.get(packet).via as usize;
                     let from = self.routes.ifaces[via].from.index();
-                    number(&mut self.nodes[from], self.packets.get_mut(packet));
+                    let p = self.packets.get_mut(packet);
+                    // The interface took the packet: the host hands it to the card now.
+                    self.nodes[from].cpu.charge_card(self.now, p.wire_len());
+                    number(&mut self.nodes[from], p);
                 }
                 Out::Sent { packet, start, end } => {
                     let p = self.packets.get(packet);
@@ -816,6 +819,8 @@ impl<'a> NetWorld<'a> {
                 seg.ecn = Ecn::Ce;
             }
         }
+        // The link took the packet: the host hands it to the card now.
+        self.nodes[from as usize].cpu.charge_card(self.now, bytes);
         number(&mut self.nodes[from as usize], p);
         let (flow, side, ttl, via) = (p.flow, p.from, p.ttl, p.via);
         if self.capture.is_some() {
@@ -894,6 +899,8 @@ impl<'a> NetWorld<'a> {
     /// taken before, so entries are reused in the same order.
     fn arrive(&mut self, node: NodeId, slot: u32) {
         let p = self.packets.at(slot);
+        // Whatever becomes of it, the host took the packet from the card.
+        self.nodes[node.index()].cpu.charge_card(self.now, p.wire_len());
         let (f, from) = (p.flow as usize, p.from);
         let side = self.peer(f, from);
         let dest = self.node_of(f, side);
