@@ -106,6 +106,33 @@ def test_generated_sections_are_replaced_between_their_markers():
         docs.splice(doc, "readings", "x", "d.md")
 
 
+def _sweep(key, statuses, statements):
+    claims = [{"id": cid, "energy": True, "base_status": st, "statement": statements[cid]}
+              for cid, st in statuses.items()]
+    claims.append({"id": "X-C09", "energy": False, "base_status": "does_not_hold", "statement": "-"})
+    return {"key": key, "unit": "µs", "quick": False, "engine_version": "9.9.9",
+            "profile": {"name": "p", "value": 60.0}, "values": [6.0, 60.0, 600.0],
+            "physical": [[21.0, "µJ per packet"], [210.0, "µJ per packet"], [2100.0, "µJ per packet"]],
+            "claims": claims}
+
+
+def test_the_sensitivity_section_lists_energy_claims_that_do_not_hold_and_where_they_would():
+    """docs/reproduce/README.md "Sensitivity": one column per swept figure, a row per energy claim
+    that does not hold at the profile figures, and the count of those that hold somewhere."""
+    a = _sweep("card.frame_us", {"X-C01": "does_not_hold", "X-C02": "holds", "X-C03": "does_not_hold"},
+               {"X-C01": "holds for frame_us >= 600 µs", "X-C02": "holds at every swept value",
+                "X-C03": "holds at no swept value of frame_us in [6, 600] µs"})
+    b = _sweep("card.byte_ns", {"X-C01": "does_not_hold", "X-C03": "does_not_hold"},
+               {"X-C01": "holds at no swept value", "X-C03": "holds at no swept value"})
+    text = docs.sensitivity_section("seed-009", [a, b])
+    assert "| claim | `card.frame_us` | `card.byte_ns` |" in text
+    assert "| X-C01 | holds for frame_us >= 600 µs | holds at no swept value |" in text
+    assert "X-C02" not in text and "X-C09" not in text  # holds at the profile value; not an energy claim
+    assert "2 energy claims do not hold at the profile figures; 1 of them hold somewhere in these sweeps (X-C01)" in text
+    assert "engine 9.9.9" in text and "profile value 60 in `p`" in text
+    assert "No sensitivity sweep recorded" in docs.sensitivity_section("seed-009", [])
+
+
 def test_reproduction_documents_match_their_recorded_results_and_shipped_claims():
     """docs/reproduce/seed-00N.md's tallies, verdicts and Readings tables are generated from
     docs/reproduce/results/seed-00N/ (python -m tcpenergy.reproduce.docs); the recorded results

@@ -4,9 +4,11 @@ their figures, and the Readings table, produced from a reproduction's output so 
     python -m tcpenergy.reproduce.docs seed-003 OUT          # OUT: a finished `tcpenergy reproduce` directory
     python -m tcpenergy.reproduce.docs --check               # every document matches its recorded results
 
-The first form copies OUT/claims.json (and OUT/alternatives.json, when ``--alternatives`` ran) to
+The first form copies OUT/claims.json (and OUT/alternatives.json, when ``--alternatives`` ran, and
+each OUT/sensitivity/KEY/sensitivity.json, when ``--sensitivity KEY`` ran) to
 ``docs/reproduce/results/seed-003/`` and rewrites the document's generated sections, each between
-``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``. Text outside them is written by hand.
+``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``. Text outside them is written by
+hand. The sensitivity section is written only in documents that carry its markers.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import readings as R
 from tcpenergy.reproduce import registry
 
-SECTIONS = ("verdicts", "readings")
+SECTIONS = ("verdicts", "readings", "sensitivity")
 RESULTS = "results"
+SENSITIVITY = "sensitivity"
 
 
 def _cell(text: Any) -> str:
@@ -93,6 +96,59 @@ def readings_section(paper: str, declared: Mapping[str, R.Reading],
     return "\n".join(lines)
 
 
+def _number(x: float) -> str:
+    return f"{x:,.6g}" if abs(x) >= 1000 else f"{x:.6g}"
+
+
+def _holds_somewhere(statement: str) -> bool:
+    return not statement.startswith("holds at no swept value") and not statement.startswith("not modelled")
+
+
+def sensitivity_section(paper: str, sweeps: Sequence[Mapping[str, Any]]) -> str:
+    """Where each energy claim that does not hold at the profile's figures would hold, one column
+    per swept figure (from ``results/<paper>/sensitivity/KEY.json``, the sweeps'
+    ``sensitivity.json``)."""
+    if not sweeps:
+        return (f"No sensitivity sweep recorded yet: run `tcpenergy reproduce {paper} --sensitivity KEY --out OUT`, "
+                f"then `python -m tcpenergy.reproduce.docs {paper} OUT`.")
+    quick = any(sw.get("quick") for sw in sweeps)
+    engines = ", ".join(sorted({str(sw.get("engine_version")) for sw in sweeps}))
+    grids = "--quick reproductions (3 seeds per setting; indicative)" if quick else "full reproductions"
+    lines = [f"Each energy claim that does not hold at the profile's figures, swept over one estimated figure at "
+             f"a time, set in both nodes' profiles ({grids}, engine {engines}; from `results/{paper}/sensitivity/`): "
+             f"where it would hold. Command and outputs: [README.md](README.md#sensitivity); the report's checklist "
+             f"carries the same statements. Swept values:", ""]
+    for sw in sweeps:
+        values = ", ".join(_number(v) for v in sw["values"])
+        physical = ", ".join(_number(v) for v, _ in sw["physical"])
+        unit = sw["physical"][0][1] if sw["physical"] else ""
+        lines.append(f"* `{sw['key']}` ({sw['unit']}): {values}; {physical} {unit} (profile value "
+                     f"{_number(sw['profile']['value'])} in `{sw['profile']['name']}`)")
+    statements: Dict[str, Dict[str, str]] = {}
+    order: List[str] = []
+    for sw in sweeps:
+        for c in sw["claims"]:
+            if c.get("energy") and c.get("base_status") == C.DOES_NOT_HOLD:
+                if c["id"] not in statements:
+                    statements[c["id"]] = {}
+                    order.append(c["id"])
+                statements[c["id"]][sw["key"]] = c["statement"]
+    keys = [sw["key"] for sw in sweeps]
+    lines += ["", "| claim | " + " | ".join(f"`{k}`" for k in keys) + " |", "|---|" + "---|" * len(keys)]
+    for cid in order:
+        lines.append(f"| {cid} | " + " | ".join(_cell(statements[cid].get(k, "not swept")) for k in keys) + " |")
+    somewhere = [cid for cid in order if any(_holds_somewhere(t) for t in statements[cid].values())]
+    lines += ["", f"{len(order)} energy claims do not hold at the profile figures; {len(somewhere)} of them hold "
+                  f"somewhere in these sweeps" + (f" ({', '.join(somewhere)})" if somewhere else "") +
+              "; the others hold at no swept value of any of these figures."]
+    return "\n".join(lines)
+
+
+def _sweeps(results: Path) -> List[Mapping[str, Any]]:
+    folder = results / SENSITIVITY
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))] if folder.exists() else []
+
+
 def _marker(name: str) -> tuple:
     return f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
 
@@ -123,6 +179,8 @@ def render(paper: str, docs_dir: Path) -> str:
     text = doc_path.read_text(encoding="utf-8")
     text = splice(text, "verdicts", verdicts_section(paper, records), str(doc_path))
     text = splice(text, "readings", readings_section(paper, declared, _load(results / R.FLIPS)), str(doc_path))
+    if _marker(SENSITIVITY)[0] in text:
+        text = splice(text, SENSITIVITY, sensitivity_section(paper, _sweeps(results)), str(doc_path))
     return text
 
 
@@ -136,6 +194,11 @@ def update(paper: str, out_dir: Path, docs_dir: Path) -> Path:
     shutil.copyfile(out_dir / "claims.json", results / "claims.json")
     if (out_dir / R.FLIPS).exists():
         shutil.copyfile(out_dir / R.FLIPS, results / R.FLIPS)
+    swept = sorted((out_dir / SENSITIVITY).glob("*/sensitivity.json"))
+    if swept:
+        (results / SENSITIVITY).mkdir(exist_ok=True)
+        for path in swept:
+            shutil.copyfile(path, results / SENSITIVITY / f"{path.parent.name}.json")
     text = render(paper, docs_dir)
     (docs_dir / f"{paper}.md").write_text(text, encoding="utf-8")
     return docs_dir / f"{paper}.md"

@@ -150,12 +150,12 @@ def _cycle_knob(op: str, what: str) -> Knob:
 def _registry() -> Dict[str, Knob]:
     knobs = [_cycle_knob(op, what) for op, what in CYCLE_OPERATIONS.items()]
     knobs.append(Knob(
-        "cpu.cycles.per_byte", "cycles/byte", GEOMETRIC, "0.1x to 100x the profile value (Toshiba 1.05 to 1,050 "
-        "cycles/byte, Samsung 0.44 to 440), 2 points per decade",
+        "cpu.cycles.per_byte", "cycles/byte", GEOMETRIC, "0.1x to 100x the profile value (0.3 to 300 "
+        "cycles/byte on both laptops), 2 points per decade",
         "cycles/byte x active_power_w / frequency_hz = nJ per payload byte",
-        "the low end is a copy and checksum folded into one cached pass; the high end is programmed I/O "
-        "over a 16-bit PC Card bus (a few MB/s: 75-250 cycles/byte at 500 MHz, 14-45 at 90 MHz), 10-30 "
-        "times the measurement-sized card transfer in the profiles (docs/models/profiles.md#nic-transfer)",
+        "the low end is a copy and checksum folded into one cached pass; the high end is every payload "
+        "byte costing what the card's bus costs it again (docs/models/profiles.md#per-byte-cost; the "
+        "transfer to the card itself is the card interface's, card.byte_ns)",
         _geometric("cpu.cycles.per_byte"),
         lambda v, p: (v * _joules_per_cycle(p) * 1e9, "nJ per payload byte"), _cpu_context))
     knobs.append(Knob(
