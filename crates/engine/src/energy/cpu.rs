@@ -546,6 +546,13 @@ impl CpuMeter {
         }
     }
 
+    /// Room for `packets` crossings of the card interface, when the profile has one.
+    pub fn reserve_card(&mut self, packets: usize) {
+        if self.card.is_some() && self.costs.is_some() {
+            self.card_work.reserve(packets);
+        }
+    }
+
     /// CPU seconds spent on the card interface for the packets it handled before `w`.
     pub fn card_s(&self, w: SimTime) -> f64 {
         self.card_work.iter().take_while(|c| c.0 < w).map(|c| c.1).sum::<f64>() * 1e-9

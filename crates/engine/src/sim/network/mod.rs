@@ -263,6 +263,8 @@ impl<'a> NetWorld<'a> {
             let packets = ((*bytes / c.first.smss.max(1) as u64) as usize + 64).min(1 << 20);
             for n in &mut w.nodes {
                 n.radio = RadioLog::with_capacity(packets);
+                // Each end moves its segments or their ACKs across its card, and the other kind back.
+                n.cpu.reserve_card(2 * packets);
             }
         }
         if opts.capture {
