@@ -183,3 +183,33 @@ fn a_radio_phy_preamble_and_mac_overhead_are_bounded() {
     assert_eq!(path, "energy.sender.radio.phy.guard");
     assert!(msg.contains("unknown field") && msg.contains("mac_overhead"), "{msg}");
 }
+
+/// A scenario whose sender is the Toshiba profile given inline, with `card.<key>` = `value`.
+fn err_of_inline_card(key: &str, value: serde_json::Value) -> (String, String) {
+    let profile = tcpenergy_engine::energy::profile::builtin("singh2002-toshiba-wavelan").unwrap().unwrap();
+    let mut sender = serde_json::to_value(&profile).unwrap();
+    sender["card"][key] = value;
+    let doc = serde_json::json!({ "energy": { "sender": sender } }).to_string();
+    match Scenario::from_json(&doc, &[]) {
+        Err(EngineError::Config { path, message }) => (path, message),
+        other => panic!("expected a config error for card.{key}, got {other:?}"),
+    }
+}
+
+/// docs/models/profiles.md, the profile format: the card interface's times are numbers of µs and
+/// ns between 0 and 10,000, its header a byte count; a wrong one is named with its place.
+#[test]
+fn a_card_interface_s_times_and_header_are_bounded_and_named() {
+    let (path, msg) = err_of_inline_card("frame_us", (-1.0).into());
+    assert_eq!(path, "energy.sender.card.frame_us");
+    assert!(msg.contains("between 0 and 10000") && msg.contains("µs"), "{msg}");
+    let (path, msg) = err_of_inline_card("byte_ns", 20_000.0.into());
+    assert_eq!(path, "energy.sender.card.byte_ns");
+    assert!(msg.contains("between 0 and 10000"), "{msg}");
+    let (path, msg) = err_of_inline_card("link_header", 70_000.into());
+    assert_eq!(path, "energy.sender.card.link_header");
+    assert!(msg.contains("between 0 and 65535 bytes"), "{msg}");
+    let (path, msg) = err_of_inline_card("dma", true.into());
+    assert_eq!(path, "energy.sender.card.dma");
+    assert!(msg.contains("unknown field") && msg.contains("frame_us"), "{msg}");
+}
