@@ -149,16 +149,23 @@ fn a_periodic_offset_is_a_duration_or_random_and_phase_group_needs_random() {
     assert!(msg.contains("offset = \"random\""), "{msg}");
 }
 
-/// A scenario whose sender is the Toshiba profile given inline, with `radio.phy.<key>` = `value`.
-fn err_of_inline_phy(key: &str, value: serde_json::Value) -> (String, String) {
+/// A scenario whose sender is the Toshiba profile given inline, with the figure at `path` (its
+/// tables, then its key) set to `value`: the config error's path and message.
+fn err_of_inline_figure(path: &[&str], value: serde_json::Value) -> (String, String) {
     let profile = tcpenergy_engine::energy::profile::builtin("singh2002-toshiba-wavelan").unwrap().unwrap();
     let mut sender = serde_json::to_value(&profile).unwrap();
-    sender["radio"]["phy"][key] = value;
+    let (key, tables) = path.split_last().expect("a figure's path");
+    let table = tables.iter().fold(&mut sender, |node, t| &mut node[*t]);
+    table[*key] = value;
     let doc = serde_json::json!({ "energy": { "sender": sender } }).to_string();
     match Scenario::from_json(&doc, &[]) {
         Err(EngineError::Config { path, message }) => (path, message),
-        other => panic!("expected a config error for radio.phy.{key}, got {other:?}"),
+        other => panic!("expected a config error for {}, got {other:?}", path.join(".")),
     }
+}
+
+fn err_of_inline_phy(key: &str, value: serde_json::Value) -> (String, String) {
+    err_of_inline_figure(&["radio", "phy", key], value)
 }
 
 #[test]
@@ -184,16 +191,8 @@ fn a_radio_phy_preamble_and_mac_overhead_are_bounded() {
     assert!(msg.contains("unknown field") && msg.contains("mac_overhead"), "{msg}");
 }
 
-/// A scenario whose sender is the Toshiba profile given inline, with `card.<key>` = `value`.
 fn err_of_inline_card(key: &str, value: serde_json::Value) -> (String, String) {
-    let profile = tcpenergy_engine::energy::profile::builtin("singh2002-toshiba-wavelan").unwrap().unwrap();
-    let mut sender = serde_json::to_value(&profile).unwrap();
-    sender["card"][key] = value;
-    let doc = serde_json::json!({ "energy": { "sender": sender } }).to_string();
-    match Scenario::from_json(&doc, &[]) {
-        Err(EngineError::Config { path, message }) => (path, message),
-        other => panic!("expected a config error for card.{key}, got {other:?}"),
-    }
+    err_of_inline_figure(&["card", key], value)
 }
 
 /// docs/models/profiles.md, the profile format: the card interface's times are numbers of µs and
