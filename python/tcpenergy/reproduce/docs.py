@@ -97,7 +97,8 @@ def readings_section(paper: str, declared: Mapping[str, R.Reading],
 
 
 def _number(x: float) -> str:
-    return f"{x:,.6g}" if abs(x) >= 1000 else f"{x:.6g}"
+    """Three significant digits, thousands grouped: a swept figure as one would write it down."""
+    return f"{round(x):,}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
 def _holds_somewhere(statement: str) -> bool:
