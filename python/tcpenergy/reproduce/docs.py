@@ -2,13 +2,16 @@
 their figures, and the Readings table, produced from a reproduction's output so they cannot drift.
 
     python -m tcpenergy.reproduce.docs seed-003 OUT          # OUT: a finished `tcpenergy reproduce` directory
+    python -m tcpenergy.reproduce.docs seed-000 OUT --sweeps SWEPT   # sweeps run in another directory
     python -m tcpenergy.reproduce.docs --check               # every document matches its recorded results
 
 The first form copies OUT/claims.json (and OUT/alternatives.json, when ``--alternatives`` ran, and
 each OUT/sensitivity/KEY/sensitivity.json, when ``--sensitivity KEY`` ran) to
 ``docs/reproduce/results/seed-003/`` and rewrites the document's generated sections, each between
 ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``. Text outside them is written by
-hand. The sensitivity section is written only in documents that carry its markers.
+hand. The sensitivity section is written only in documents that carry its markers. ``--sweeps DIR``
+takes the sweeps from DIR instead of OUT (seeds 000 and 002 sweep on the path network, in a
+directory of their own, while OUT holds the testbed run).
 """
 
 from __future__ import annotations
@@ -185,8 +188,9 @@ def render(paper: str, docs_dir: Path) -> str:
     return text
 
 
-def update(paper: str, out_dir: Path, docs_dir: Path) -> Path:
-    """Copy a reproduction's results into the docs and rewrite the paper's generated sections."""
+def update(paper: str, out_dir: Path, docs_dir: Path, sweeps_dir: Optional[Path] = None) -> Path:
+    """Copy a reproduction's results (and its sensitivity sweeps, from ``sweeps_dir`` when given)
+    into the docs and rewrite the paper's generated sections."""
     out_dir = Path(out_dir)
     if not (out_dir / "claims.json").exists():
         raise FileNotFoundError(f"{out_dir / 'claims.json'}: not a finished reproduction directory")
@@ -195,7 +199,7 @@ def update(paper: str, out_dir: Path, docs_dir: Path) -> Path:
     shutil.copyfile(out_dir / "claims.json", results / "claims.json")
     if (out_dir / R.FLIPS).exists():
         shutil.copyfile(out_dir / R.FLIPS, results / R.FLIPS)
-    swept = sorted((out_dir / SENSITIVITY).glob("*/sensitivity.json"))
+    swept = sorted((Path(sweeps_dir or out_dir) / SENSITIVITY).glob("*/sensitivity.json"))
     if swept:
         (results / SENSITIVITY).mkdir(exist_ok=True)
         for path in swept:
@@ -223,6 +227,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("paper", nargs="?", choices=registry.known_papers())
     parser.add_argument("out", nargs="?", type=Path, help="the reproduction's output directory")
     parser.add_argument("--docs", type=Path, default=Path("docs/reproduce"), help="default: docs/reproduce")
+    parser.add_argument("--sweeps", type=Path, help="take the sensitivity sweeps from this directory instead of OUT")
     parser.add_argument("--check", action="store_true", help="exit 1 when a document is out of date")
     args = parser.parse_args(argv)
     if args.check:
@@ -233,7 +238,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1 if found else 0
     if args.paper is None or args.out is None:
         parser.error("give PAPER and OUT, or --check")
-    print(update(args.paper, args.out, args.docs))
+    print(update(args.paper, args.out, args.docs, args.sweeps))
     return 0
 
 
