@@ -133,6 +133,26 @@ def test_the_sensitivity_section_lists_energy_claims_that_do_not_hold_and_where_
     assert "No sensitivity sweep recorded" in docs.sensitivity_section("seed-009", [])
 
 
+def test_recording_a_reproduction_copies_its_sweeps_from_out_or_from_another_directory(tmp_path):
+    """`python -m tcpenergy.reproduce.docs PAPER OUT [--sweeps DIR]`: the claims from OUT, each
+    DIR/sensitivity/KEY/sensitivity.json to results/PAPER/sensitivity/KEY.json, and the document's
+    Sensitivity section made from them."""
+    paper = "seed-003"
+    recorded = DOCS / docs.RESULTS / paper
+    docs_dir, out, swept = tmp_path / "docs", tmp_path / "out", tmp_path / "swept"
+    docs_dir.mkdir()
+    (docs_dir / f"{paper}.md").write_text((DOCS / f"{paper}.md").read_text())
+    out.mkdir()
+    (out / "claims.json").write_text((recorded / "claims.json").read_text())
+    sweep = json.loads((recorded / "sensitivity" / "card.frame_us.json").read_text())
+    (swept / "sensitivity" / "card.frame_us").mkdir(parents=True)
+    (swept / "sensitivity" / "card.frame_us" / "sensitivity.json").write_text(json.dumps(sweep))
+    docs.main([paper, str(out), "--docs", str(docs_dir), "--sweeps", str(swept)])
+    assert json.loads((docs_dir / docs.RESULTS / paper / "sensitivity" / "card.frame_us.json").read_text()) == sweep
+    text = (docs_dir / f"{paper}.md").read_text()
+    assert "| claim | `card.frame_us` |" in text and "`cpu.active_power_w`" not in text.split("generated: sensitivity")[1]
+
+
 def test_reproduction_documents_match_their_recorded_results_and_shipped_claims():
     """docs/reproduce/seed-00N.md's tallies, verdicts and Readings tables are generated from
     docs/reproduce/results/seed-00N/ (python -m tcpenergy.reproduce.docs); the recorded results
