@@ -30,6 +30,8 @@ status=0
 # tests fail and say what to install.
 .ci/ensure-chromium || status=1
 .ci/ensure-tool tshark "capture tests' dissector" tshark || status=1
+# tests/test_emulate_netns.py makes network namespaces and moves TUN devices into them with `ip`.
+.ci/ensure-tool iproute2 "kernel mode's namespace tests" ip || status=1
 
 echo "==> engine tests (cargo)"
 # Optimized like the package's release build but without its link-time optimization, which
