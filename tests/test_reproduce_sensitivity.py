@@ -381,7 +381,7 @@ def test_the_timestamps_claim_holds_only_once_the_paws_check_is_expensive_seed00
     assert c04["energy"] and c04["statuses"] == [D, H]
     cpu = SAMSUNG["cpu"]
     uj = sens.round_sig(1e5 * cpu["active_power_w"] / cpu["frequency_hz"] * 1e6)
-    assert c04["statement"].startswith(f"holds for paws_check >= 100,000 cycles (>= {sens._num(uj)} µJ per PAWS "
+    assert c04["statement"].startswith(f"holds for paws_check >= 100,000 cycles (>= {sens.figure_text(uj)} µJ per PAWS "
                                        f"check at {cpu['active_power_w']:g} W / {cpu['frequency_hz'] / 1e6:g} MHz)")
     assert c04["statement"].endswith(f"does not hold at the profile value {PAWS:g} cycles")
 
@@ -470,5 +470,5 @@ def test_a_claim_wrongly_declared_independent_of_the_profile_stops_the_sweep_wit
     result = CliRunner().invoke(app, ["reproduce", "seed-003", "--quick", "--out", str(out), "--jobs", "2",
                                       "--sensitivity", KEY, "--values", "100000"])  # resumes: no new run
     assert result.exit_code == 1
-    assert f"S003-C04 does_not_hold at {sens._num(PAWS)} but holds at 100,000" in result.output
+    assert f"S003-C04 does_not_hold at {sens.figure_text(PAWS)} but holds at 100,000" in result.output
     assert (out / "sensitivity" / KEY / "sensitivity.json").read_bytes() == before  # nothing half-written

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from tcpenergy.reproduce import claims as C
 from tcpenergy.reproduce import readings as R
 from tcpenergy.reproduce import registry
+from tcpenergy.reproduce.sensitivity import figure_text
 
 SECTIONS = ("verdicts", "readings", "sensitivity")
 RESULTS = "results"
@@ -99,11 +100,6 @@ def readings_section(paper: str, declared: Mapping[str, R.Reading],
     return "\n".join(lines)
 
 
-def _number(x: float) -> str:
-    """Three significant digits, thousands grouped: a swept figure as one would write it down."""
-    return f"{round(x):,}" if abs(x) >= 1000 else f"{x:.3g}"
-
-
 def _holds_somewhere(statement: str) -> bool:
     return not statement.startswith("holds at no swept value") and not statement.startswith("not modelled")
 
@@ -123,11 +119,11 @@ def sensitivity_section(paper: str, sweeps: Sequence[Mapping[str, Any]]) -> str:
              f"where it would hold. Command and outputs: [README.md](README.md#sensitivity); the report's checklist "
              f"carries the same statements. Swept values:", ""]
     for sw in sweeps:
-        values = ", ".join(_number(v) for v in sw["values"])
-        physical = ", ".join(_number(v) for v, _ in sw["physical"])
+        values = ", ".join(figure_text(v) for v in sw["values"])
+        physical = ", ".join(figure_text(v) for v, _ in sw["physical"])
         unit = sw["physical"][0][1] if sw["physical"] else ""
         lines.append(f"* `{sw['key']}` ({sw['unit']}): {values}; {physical} {unit} (profile value "
-                     f"{_number(sw['profile']['value'])} in `{sw['profile']['name']}`)")
+                     f"{figure_text(sw['profile']['value'])} in `{sw['profile']['name']}`)")
     statements: Dict[str, Dict[str, str]] = {}
     order: List[str] = []
     for sw in sweeps:

@@ -111,7 +111,7 @@ def _linear(key: str, low: Callable[[Mapping[str, Any]], float], high: Callable[
 
 def _cpu_context(profile: Mapping[str, Any]) -> str:
     cpu = profile["cpu"]
-    return f"at {_num(cpu['active_power_w'])} W / {_num(cpu['frequency_hz'] / 1e6)} MHz"
+    return f"at {figure_text(cpu['active_power_w'])} W / {figure_text(cpu['frequency_hz'] / 1e6)} MHz"
 
 
 def _joules_per_cycle(profile: Mapping[str, Any]) -> float:
@@ -165,7 +165,7 @@ def _registry() -> Dict[str, Knob]:
         "lit, disk spinning) than the measured idle draw",
         _linear("platform.base_power_w", lambda p: 0.0, lambda p: 1.5 * profile_value(p, "platform.base_power_w")),
         lambda v, p: (v + float(p["radio"]["idle_power_w"]), "W idle-node draw"),
-        lambda p: f"with the radio idle at {_num(p['radio']['idle_power_w'])} W"))
+        lambda p: f"with the radio idle at {figure_text(p['radio']['idle_power_w'])} W"))
     knobs.append(Knob(
         "radio.idle_power_w", "W", LINEAR, "the profile's sleep power to its receive power, 7 points",
         "W; read as the idle-node draw base + radio idle",
@@ -174,7 +174,7 @@ def _registry() -> Dict[str, Knob]:
         _linear("radio.idle_power_w", lambda p: float(p["radio"]["sleep_power_w"]),
                 lambda p: float(p["radio"]["rx_power_w"])),
         lambda v, p: (v + float(p["platform"]["base_power_w"]), "W idle-node draw"),
-        lambda p: f"with base power {_num(p['platform']['base_power_w'])} W"))
+        lambda p: f"with base power {figure_text(p['platform']['base_power_w'])} W"))
     knobs.append(Knob(
         "cpu.active_power_w", "W", LINEAR, "0 to 2x the profile value, 7 points",
         "W / frequency_hz = nJ per cycle",
@@ -182,7 +182,7 @@ def _registry() -> Dict[str, Knob]:
         "runs (docs/models/profiles.md puts the increment at 5-9 W for the Toshiba)",
         _linear("cpu.active_power_w", lambda p: 0.0, lambda p: 2 * profile_value(p, "cpu.active_power_w")),
         lambda v, p: (v / float(p["cpu"]["frequency_hz"]) * 1e9, "nJ per cycle"),
-        lambda p: f"at {_num(p['cpu']['frequency_hz'] / 1e6)} MHz"))
+        lambda p: f"at {figure_text(p['cpu']['frequency_hz'] / 1e6)} MHz"))
     knobs.append(Knob(
         "card.frame_us", "µs", GEOMETRIC, "0.1x to 10x the profile value, 2 points per decade (5 points)",
         "µs x active_power_w = µJ per packet crossing between host and card",
@@ -191,7 +191,7 @@ def _registry() -> Dict[str, Knob]:
         "(docs/models/profiles.md#card-interface)",
         _geometric("card.frame_us", high=10.0),
         lambda v, p: (v * float(p["cpu"]["active_power_w"]), "µJ per packet to or from the card"),
-        lambda p: f"at {_num(p['cpu']['active_power_w'])} W"))
+        lambda p: f"at {figure_text(p['cpu']['active_power_w'])} W"))
     knobs.append(Knob(
         "card.byte_ns", "ns/byte", GEOMETRIC, "0.1x to 10x the profile value, 2 points per decade (5 points)",
         "ns/byte x active_power_w = nJ per byte moved to or from the card",
@@ -199,7 +199,7 @@ def _registry() -> Dict[str, Knob]:
         "Card bus at 0.33 MB/s, slower than any measured (docs/models/profiles.md#card-interface)",
         _geometric("card.byte_ns", high=10.0),
         lambda v, p: (v * float(p["cpu"]["active_power_w"]), "nJ per byte to or from the card"),
-        lambda p: f"at {_num(p['cpu']['active_power_w'])} W"))
+        lambda p: f"at {figure_text(p['cpu']['active_power_w'])} W"))
     return {k.key: k for k in knobs}
 
 
@@ -256,8 +256,8 @@ def _same(a: float, b: float) -> bool:
 # Numbers and statements
 # --------------------------------------------------------------------------------------------
 
-def _num(x: float) -> str:
-    """40000 -> '40,000'; 17.26 -> '17.26'; 0.316 -> '0.316'."""
+def figure_text(x: float) -> str:
+    """A swept figure as one would write it down: 40000 -> '40,000'; 17.26 -> '17.26'; 0.316 -> '0.316'."""
     x = float(x)
     if x == 0:
         return "0"
@@ -313,17 +313,17 @@ class Reading:
         return self.key.rsplit(".", 1)[-1]
 
     def value(self, v: float) -> str:
-        return f"{_num(v)} {self.unit}"
+        return f"{figure_text(v)} {self.unit}"
 
     def phys(self, op: str, v: float) -> str:
         number, text = self.physical(v)
-        return f"({op} {_num(round_sig(number))} {text} {self.context})"
+        return f"({op} {figure_text(round_sig(number))} {text} {self.context})"
 
 
 def _where(reading: Reading, name: str, values: Sequence[float], statuses: Sequence[Optional[str]]) -> str:
     """The swept values where the claim holds, as a condition on ``name``, or a sentence saying
     it holds at none or at all of them, or is not modelled."""
-    span = f"[{_num(values[0])}, {_num(values[-1])}] {reading.unit}"
+    span = f"[{figure_text(values[0])}, {figure_text(values[-1])}] {reading.unit}"
     if statuses and all(s == NOT_MODELLED for s in statuses):
         return "not modelled at any value"
     bands = holding_bands(values, statuses)
@@ -341,8 +341,8 @@ def _where(reading: Reading, name: str, values: Sequence[float], statuses: Seque
             parts.append(f"{name} = {reading.value(b.low)} {reading.phys('=', b.low)}")
         else:
             (lo, text), hi = reading.physical(b.low), reading.physical(b.high)[0]
-            parts.append(f"{name} in [{_num(b.low)}, {_num(b.high)}] {reading.unit} "
-                         f"([{_num(round_sig(lo))}, {_num(round_sig(hi))}] {text} {reading.context})")
+            parts.append(f"{name} in [{figure_text(b.low)}, {figure_text(b.high)}] {reading.unit} "
+                         f"([{figure_text(round_sig(lo))}, {figure_text(round_sig(hi))}] {text} {reading.context})")
     return " or ".join(parts)
 
 
@@ -531,8 +531,8 @@ def check_non_energy_unchanged(base: ValueRun, others: Sequence[ValueRun], energ
                 continue
             compared.add(cid)
             if run.records[cid]["status"] != record["status"]:
-                changed.append(f"{cid} {record['status']} at {_num(base.value)} but {run.records[cid]['status']} "
-                               f"at {_num(run.value)}")
+                changed.append(f"{cid} {record['status']} at {figure_text(base.value)} but {run.records[cid]['status']} "
+                               f"at {figure_text(run.value)}")
     if changed:
         raise SensitivityError(
             f"--sensitivity {key}: claims declared independent of the energy profile changed verdict: "
@@ -583,7 +583,7 @@ def plan(paper: str, key: str, values: Optional[Sequence[float]] = None,
                 seen[profile.get("name")] = v
     if seen:
         notes.append("profiles whose own value differs from the reference's (each is set to the swept value): "
-                     + ", ".join(f"{n} {_num(v)}" for n, v in seen.items()))
+                     + ", ".join(f"{n} {figure_text(v)}" for n, v in seen.items()))
     for value in chosen:  # a value the engine rejects stops the sweep here, before any run
         api.validate(with_figure(exps[0], key, value).base)
     return k, reference, chosen, notes
@@ -734,5 +734,5 @@ def _refresh_report(paper: str, out_dir: Path, base: ValueRun, log, jobs, part) 
     return out_dir / "report" / "index.html"
 
 
-__all__ = ["KNOBS", "Knob", "Band", "SensitivityError", "SensitivityResult", "supported_keys", "knob",
+__all__ = ["KNOBS", "figure_text", "Knob", "Band", "SensitivityError", "SensitivityResult", "supported_keys", "knob",
            "parse_values", "sweep_values", "holding_bands", "condition", "statement", "run_sensitivity"]
