@@ -17,6 +17,7 @@ pub mod budget;
 pub mod capture;
 pub mod config;
 pub mod energy;
+pub mod emulate;
 pub mod error;
 pub mod metrics;
 pub mod net;

@@ -222,6 +222,39 @@ fn cycle_figures() -> String {
 }
 
 /// The engine version.
+/// Emulate a scenario on real devices (kernel mode, `tcpenergy_engine::emulate`): `hosts` are
+/// (node name, IPv4 address as four bytes, TUN descriptor) for each node with a host (the rest
+/// are routers), `ports` each flow's listening port, `control` a descriptor that becomes
+/// readable to end the run. Returns the record as JSON text. The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed, overrides, hosts, ports, control, limit_s, lag_bound_ms))]
+#[allow(clippy::too_many_arguments)]
+fn emulate(
+    py: Python<'_>,
+    scenario_json: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    hosts: Vec<(String, [u8; 4], i32)>,
+    ports: Vec<u16>,
+    control: i32,
+    limit_s: f64,
+    lag_bound_ms: f64,
+) -> PyResult<String> {
+    let text = scenario_json.to_owned();
+    let result = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let (s, seed, _) = prepare(&text, seed, &overrides, &[])?;
+            let limit = std::time::Duration::from_secs_f64(limit_s.clamp(0.0, 1e7));
+            let setup = tcpenergy_engine::emulate::Setup { hosts, ports, control, limit, lag_bound_ms };
+            tcpenergy_engine::emulate::run_json(&s, seed, &setup)
+        }))
+    });
+    guarded(py, || match result {
+        Ok(r) => r,
+        Err(p) => std::panic::resume_unwind(p),
+    })
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     tcpenergy_engine::VERSION
@@ -237,6 +270,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(cycle_figures, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("__version__", tcpenergy_engine::VERSION)?;
     m.add("TcpEnergyError", py.get_type_bound::<TcpEnergyError>())?;

@@ -94,6 +94,12 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// When the earliest event is due, if any.
+    #[inline]
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }

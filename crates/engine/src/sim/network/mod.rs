@@ -302,23 +302,7 @@ impl<'a> NetWorld<'a> {
             })
             .collect();
         let power_save = scenario.energy.radio_policy == crate::config::RadioPolicy::Psm;
-        let mut media: Vec<Medium> = medium::specs(net)
-            .map(|spec| match spec {
-                medium::Spec::Link(_, l) => Medium::Link(medium::link::LinkMedium::new(l, net, seed)),
-                medium::Spec::Channel(k, c) => Medium::Channel(medium::channel::ChannelMedium::new(c, k, seed, power_save)),
-            })
-            .collect();
-        // Pipes are one per (from, to): keep the first alike.
-        let pipe_at: HashMap<[NodeId; 2], usize> = net.pipes.iter().enumerate().rev().map(|(k, p)| (p.ends, k)).collect();
-        let iface_at: HashMap<[NodeId; 2], usize> = routes.ifaces.iter().enumerate().rev().map(|(i, e)| ([e.from, e.to], i)).collect();
-        let first_pipe = media.len();
-        for (k, p) in net.pipes.iter().enumerate() {
-            // Config checked that some interface carries each pipe's packets; a pipe no route
-            // uses hands nothing on.
-            let iface = iface_at.get(&p.ends).map_or(u32::MAX, |&i| i as u32);
-            media.push(Medium::Pipe(medium::pipe::PipeMedium::new(p, k, iface, seed)));
-        }
-        let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).map(|&k| (first_pipe + k) as u32)).collect();
+        let (media, pipe_of) = build_media(net, routes, seed, power_save);
         let flows = net
             .flows
             .iter()
@@ -1048,7 +1032,7 @@ impl<'a> NetWorld<'a> {
         let iface_counters = self.iface_counters();
 
         // Seed 004's Tmax and seed 001's bottleneck for each flow (docs/models/metrics.md).
-        let (tmax_of, bottleneck_of) = self.flow_capacities();
+        let (tmax_of, bottleneck_of) = flow_capacities(net, &self.routes);
         let weights = &net.metrics.weights;
         let n_flows = net.flows.len().max(1) as f64;
 
@@ -1196,10 +1180,10 @@ impl<'a> NetWorld<'a> {
             wire_bytes += c.bytes_sent;
             // A link's directions are listed in the record's `links`; a channel's pairs with it.
             if let Medium::Link(_) = self.media[e.via.medium as usize] {
-                links.insert(self.iface_name(e), c);
+                links.insert(iface_name(net, e), c);
             }
         }
-        let channels = self.channel_results();
+        let channels = channel_results(net, &self.routes, &self.media, self.now);
         let pipes = net
             .pipes
             .iter()
@@ -1262,44 +1246,63 @@ impl<'a> NetWorld<'a> {
     }
 }
 
-impl NetWorld<'_> {
-    /// An interface's name in the record: `from->to`.
-    fn iface_name(&self, e: &crate::net::routing::IfaceEnds) -> String {
-        format!("{}->{}", self.net.nodes[e.from.index()].name, self.net.nodes[e.to.index()].name)
+/// Every medium of `net` in a run with `seed` (those of `medium::specs`, then one per pipe), and
+/// the pipe (its medium) in front of each interface of `routes`, if any.
+pub(crate) fn build_media(net: &NetworkConfig, routes: &RouteTable, seed: u64, power_save: bool) -> (Vec<Medium>, Vec<Option<u32>>) {
+    let mut media: Vec<Medium> = medium::specs(net)
+        .map(|spec| match spec {
+            medium::Spec::Link(_, l) => Medium::Link(medium::link::LinkMedium::new(l, net, seed)),
+            medium::Spec::Channel(k, c) => Medium::Channel(medium::channel::ChannelMedium::new(c, k, seed, power_save)),
+        })
+        .collect();
+    // Pipes are one per (from, to): keep the first alike.
+    let pipe_at: HashMap<[NodeId; 2], usize> = net.pipes.iter().enumerate().rev().map(|(k, p)| (p.ends, k)).collect();
+    let iface_at: HashMap<[NodeId; 2], usize> = routes.ifaces.iter().enumerate().rev().map(|(i, e)| ([e.from, e.to], i)).collect();
+    let first_pipe = media.len();
+    for (k, p) in net.pipes.iter().enumerate() {
+        // Config checked that some interface carries each pipe's packets; a pipe no route
+        // uses hands nothing on.
+        let iface = iface_at.get(&p.ends).map_or(u32::MAX, |&i| i as u32);
+        media.push(Medium::Pipe(medium::pipe::PipeMedium::new(p, k, iface, seed)));
     }
+    let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).map(|&k| (first_pipe + k) as u32)).collect();
+    (media, pipe_of)
+}
 
-    /// Each channel's counters, medium occupancy and used interfaces, for the record.
-    fn channel_results(&self) -> BTreeMap<String, ChannelResult> {
-        let links = self.net.links.len() as u32;
-        let mut out = BTreeMap::new();
-        for (k, cfg) in self.net.channels.iter().enumerate() {
-            let m = links + k as u32;
-            let Medium::Channel(ch) = &self.media[m as usize] else { continue };
-            let name = |port| self.routes.ifaces.iter().find(|e| e.via == Via { medium: m, port }).map(|e| self.iface_name(e));
-            out.insert(cfg.name.clone(), ch.result(cfg, self.now, &name));
-        }
-        out
-    }
+/// An interface's name in the record: `from->to`.
+pub(crate) fn iface_name(net: &NetworkConfig, e: &crate::net::routing::IfaceEnds) -> String {
+    format!("{}->{}", net.nodes[e.from.index()].name, net.nodes[e.to.index()].name)
+}
 
-    /// Each flow's Tmax (its fair share of its bottleneck: the least, over its route's hops, of
-    /// the hop's rate over the flows that cross it) and its bottleneck rate (bit/s).
-    fn flow_capacities(&self) -> (Vec<f64>, Vec<f64>) {
-        let net = self.net;
-        let rate = |i: usize| -> f64 {
-            let Via { medium, port } = self.routes.ifaces[i].via;
-            medium::spec(net, medium).rate_bps(port) as f64
-        };
-        let hops: Vec<Vec<usize>> =
-            net.flows.iter().map(|f| self.routes.path(f.src, f.dst).unwrap_or_default().iter().map(|h| h.index()).collect()).collect();
-        let mut users = vec![0usize; self.routes.ifaces.len()];
-        for h in hops.iter().flatten() {
-            users[*h] += 1;
-        }
-        let least = |f: &dyn Fn(usize) -> f64, h: &[usize]| h.iter().map(|&i| f(i)).fold(f64::INFINITY, f64::min);
-        let tmax = hops.iter().map(|h| least(&|i| rate(i) / users[i] as f64, h)).collect();
-        let bottleneck = hops.iter().map(|h| least(&rate, h)).collect();
-        (tmax, bottleneck)
+/// Each channel's counters, medium occupancy and used interfaces at `now`, for the record.
+pub(crate) fn channel_results(net: &NetworkConfig, routes: &RouteTable, media: &[Medium], now: SimTime) -> BTreeMap<String, ChannelResult> {
+    let links = net.links.len() as u32;
+    let mut out = BTreeMap::new();
+    for (k, cfg) in net.channels.iter().enumerate() {
+        let m = links + k as u32;
+        let Medium::Channel(ch) = &media[m as usize] else { continue };
+        let name = |port| routes.ifaces.iter().find(|e| e.via == Via { medium: m, port }).map(|e| iface_name(net, e));
+        out.insert(cfg.name.clone(), ch.result(cfg, now, &name));
     }
+    out
+}
+
+/// Each flow's Tmax (its fair share of its bottleneck: the least, over its route's hops, of
+/// the hop's rate over the flows that cross it) and its bottleneck rate (bit/s).
+pub(crate) fn flow_capacities(net: &NetworkConfig, routes: &RouteTable) -> (Vec<f64>, Vec<f64>) {
+    let rate = |i: usize| -> f64 {
+        let Via { medium, port } = routes.ifaces[i].via;
+        medium::spec(net, medium).rate_bps(port) as f64
+    };
+    let hops: Vec<Vec<usize>> = net.flows.iter().map(|f| routes.path(f.src, f.dst).unwrap_or_default().iter().map(|h| h.index()).collect()).collect();
+    let mut users = vec![0usize; routes.ifaces.len()];
+    for h in hops.iter().flatten() {
+        users[*h] += 1;
+    }
+    let least = |f: &dyn Fn(usize) -> f64, h: &[usize]| h.iter().map(|&i| f(i)).fold(f64::INFINITY, f64::min);
+    let tmax = hops.iter().map(|h| least(&|i| rate(i) / users[i] as f64, h)).collect();
+    let bottleneck = hops.iter().map(|h| least(&rate, h)).collect();
+    (tmax, bottleneck)
 }
 
 /// IP bytes each end of a flow (indexed by `End`) put on its first hop: by the time the flow

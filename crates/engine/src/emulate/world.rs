@@ -1,0 +1,637 @@
+//! The emulated network, sans-I/O: the scenario's media, routes and meters carrying real IPv4
+//! packets between hosts. A host's kernel hands it a packet ([`EmuWorld::from_host`]); the
+//! media decide its fate and timing exactly as in simulation; what arrives at a host is handed
+//! back to the caller to write to that host's device ([`EmuWorld::run_due`]). The caller owns the
+//! clock and the devices (`emulate::realtime`), so this part is tested with a clock of its own.
+//!
+//! Nodes without a device (routers) forward inside the engine by the route table. Energy is
+//! charged as in simulation, from the packets actually carried: radio airtime from the media,
+//! and the per-packet CPU operations read off each packet's headers (docs/emulation.md,
+//! "Energy of real packets").
+
+use super::ip::{self, Ipv4, Tcp};
+use super::observe::Connection;
+use crate::config::network::{NetworkConfig, NodeId, Transport};
+use crate::config::Scenario;
+use crate::energy::battery::Battery;
+use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
+use crate::energy::meter::{self, NodeEnergy, RadioLog};
+use crate::error::EngineError;
+use crate::metrics::efficiency::Efficiency;
+use crate::net::medium::{self, Handed, Medium, Out};
+use crate::net::routing::{RouteTable, Via};
+use crate::plan::Plan;
+use crate::result::network::{Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals};
+use crate::result::FlowResult;
+use crate::sim::network::{build_media, channel_results, flow_capacities, iface_name};
+use crate::sim::queue::EventQueue;
+use crate::units::SimTime;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// Packet (slab index) arrives at a node.
+    Arrive { node: u32, packet: u32 },
+    /// A timer a medium asked for.
+    Medium { medium: u32, timer: medium::Timer },
+}
+
+/// A packet in flight: its bytes, and the interface it is crossing.
+struct InFlight {
+    bytes: Vec<u8>,
+    via: u32,
+}
+
+/// Packets in flight, addressed by index (a medium knows packets by index only).
+#[derive(Default)]
+struct Packets {
+    items: Vec<Option<InFlight>>,
+    free: Vec<u32>,
+}
+
+impl Packets {
+    fn insert(&mut self, p: InFlight) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(p);
+                i
+            }
+            None => {
+                self.items.push(Some(p));
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+    fn get_mut(&mut self, i: u32) -> &mut InFlight {
+        self.items[i as usize].as_mut().expect("a packet in flight")
+    }
+    fn take(&mut self, i: u32) -> InFlight {
+        self.free.push(i);
+        self.items[i as usize].take().expect("a packet in flight")
+    }
+    fn in_use(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}
+
+/// A node's meters and counters.
+struct NodeState {
+    cpu: CpuMeter,
+    radio: RadioLog,
+    originated: u64,
+    received: u64,
+    forwarded: u64,
+}
+
+/// How the packets of one flow are recognised: its ends' nodes and the destination's port.
+#[derive(Debug, Clone, Copy)]
+struct FlowKey {
+    src: usize,
+    dst: usize,
+    port: u16,
+    transport: Transport,
+}
+
+/// What one flow's packets showed.
+#[derive(Default)]
+struct FlowWatch {
+    tcp: Connection,
+    datagrams_sent: u64,
+    datagrams_delivered: u64,
+    udp_bytes_delivered: u64,
+    udp_ip_bytes: u64,
+    first_datagram_at: Option<SimTime>,
+    last_datagram_at: Option<SimTime>,
+}
+
+/// Packets the network could not carry, by reason; none of them touched a medium.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Refused {
+    /// Not IPv4 (IPv6 neighbour discovery, a truncated read).
+    pub not_ipv4: u64,
+    /// Addressed to no node of the scenario.
+    pub foreign: u64,
+    /// Between nodes no flow's route joins.
+    pub unroutable: u64,
+    /// Addressed to a node without a device (a router).
+    pub to_router: u64,
+}
+
+/// How late the clock ran events: each due event's lag, and the packets relayed.
+#[derive(Debug, Default)]
+pub struct Timeliness {
+    /// Lag (ns) of every event run: how long after its time it ran.
+    pub lags_ns: Vec<u64>,
+    /// Packets taken from hosts, and written to hosts.
+    pub taken: u64,
+    pub written: u64,
+    /// Per interface: the first and last arrival it carried, each as (due, done) times.
+    pub arrivals: Vec<Option<[(SimTime, SimTime); 2]>>,
+}
+
+impl Timeliness {
+    /// Interface `i` carried a packet due at `due` that arrived at `done`.
+    fn arrived(&mut self, i: usize, due: SimTime, done: SimTime) {
+        let a = &mut self.arrivals[i];
+        match a {
+            None => *a = Some([(due, done); 2]),
+            Some(span) => span[1] = (due, done),
+        }
+    }
+
+    /// How far interface `i`'s real rate strayed from its model's over the packets it carried:
+    /// the real span from first to last arrival over the modelled one, less one (positive: slower).
+    pub fn rate_error(&self, i: usize) -> Option<f64> {
+        let [(d0, r0), (d1, r1)] = self.arrivals.get(i).copied().flatten()?;
+        let due = d1.0.checked_sub(d0.0).filter(|&d| d > 0)? as f64;
+        Some((r1.0 as f64 - r0.0 as f64) / due - 1.0)
+    }
+}
+
+/// The emulated network of one scenario.
+pub struct EmuWorld<'a> {
+    scenario: &'a Scenario,
+    net: &'a NetworkConfig,
+    routes: RouteTable,
+    media: Vec<Medium>,
+    pipe_of: Vec<Option<u32>>,
+    out: Vec<Out>,
+    queue: EventQueue<Event>,
+    packets: Packets,
+    nodes: Vec<NodeState>,
+    address_of: HashMap<[u8; 4], usize>,
+    addresses: Vec<[u8; 4]>,
+    hosts: Vec<bool>,
+    keys: Vec<FlowKey>,
+    flows: Vec<FlowWatch>,
+    pub refused: Refused,
+    pub timeliness: Timeliness,
+    events: u64,
+}
+
+impl<'a> EmuWorld<'a> {
+    /// The network of `scenario` with `seed`; node `i` has address `addresses[i]` and, when
+    /// `hosts[i]`, a device the caller reads and writes; flow `f`'s destination listens on
+    /// `ports[f]`.
+    pub fn new(scenario: &'a Scenario, seed: u64, addresses: &[[u8; 4]], hosts: &[bool], ports: &[u16]) -> Result<Self, EngineError> {
+        let Some(net) = scenario.network() else {
+            return Err(EngineError::Invariant("an emulation of a single-path scenario: build it from as_network()".into()));
+        };
+        if addresses.len() != net.nodes.len() || hosts.len() != net.nodes.len() || ports.len() != net.flows.len() {
+            return Err(EngineError::Invariant("one address and host flag per node, one port per flow".into()));
+        }
+        let plan = Plan::of(scenario)?;
+        let power_save = scenario.energy.radio_policy == crate::config::RadioPolicy::Psm;
+        let (media, pipe_of) = build_media(net, &plan.routes, seed, power_save);
+        let nodes = net
+            .nodes
+            .iter()
+            .map(|n| NodeState { cpu: CpuMeter::for_profile(&n.profile.profile), radio: RadioLog::default(), originated: 0, received: 0, forwarded: 0 })
+            .collect();
+        let keys = net.flows.iter().zip(ports).map(|(f, &port)| FlowKey { src: f.src.index(), dst: f.dst.index(), port, transport: f.transport }).collect();
+        let mut w = EmuWorld {
+            scenario,
+            net,
+            routes: plan.routes,
+            media,
+            pipe_of,
+            out: Vec::with_capacity(16),
+            queue: EventQueue::with_capacity(1024),
+            packets: Packets::default(),
+            nodes,
+            address_of: addresses.iter().enumerate().map(|(i, a)| (*a, i)).collect(),
+            addresses: addresses.to_vec(),
+            hosts: hosts.to_vec(),
+            keys,
+            flows: (0..net.flows.len()).map(|_| FlowWatch::default()).collect(),
+            refused: Refused::default(),
+            timeliness: Timeliness::default(),
+            events: 0,
+        };
+        w.timeliness.arrivals = vec![None; w.routes.ifaces.len()];
+        for m in 0..w.media.len() {
+            w.media[m].start(&mut w.out);
+            w.act(SimTime::ZERO, m as u32, 0);
+        }
+        Ok(w)
+    }
+
+    /// When the next event is due, if any.
+    pub fn next_due(&self) -> Option<SimTime> {
+        self.queue.peek_time()
+    }
+
+    /// The flow a packet between nodes `from` and `to` belongs to, and whether it goes from
+    /// the flow's source to its destination.
+    fn flow_of(&self, from: usize, to: usize, protocol: u8, src_port: u16, dst_port: u16) -> Option<(usize, bool)> {
+        self.keys.iter().enumerate().find_map(|(i, k)| {
+            let proto_ok = match k.transport {
+                Transport::Tcp => protocol == ip::TCP,
+                Transport::Udp => protocol == ip::UDP,
+            };
+            if !proto_ok {
+                None
+            } else if k.src == from && k.dst == to && dst_port == k.port {
+                Some((i, true))
+            } else if k.src == to && k.dst == from && src_port == k.port {
+                Some((i, false))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// Host `node`'s kernel sent `bytes` at `now`.
+    pub fn from_host(&mut self, now: SimTime, node: usize, bytes: Vec<u8>) {
+        self.timeliness.taken += 1;
+        let Some(hdr) = Ipv4::parse(&bytes) else {
+            self.refused.not_ipv4 += 1;
+            return;
+        };
+        let Some(&dest) = self.address_of.get(&hdr.dst) else {
+            self.refused.foreign += 1;
+            return;
+        };
+        if !self.hosts[dest] {
+            self.refused.to_router += 1;
+            return;
+        }
+        let Some(iface) = self.routes.next_hop(NodeId(node as u32), NodeId(dest as u32)) else {
+            self.refused.unroutable += 1;
+            return;
+        };
+        let len = hdr.total_len as u32;
+        let n = &mut self.nodes[node];
+        n.originated += 1;
+        // The protocol work of building it, read off its headers.
+        match Tcp::parse(&bytes, &hdr) {
+            Some(tcp) => {
+                charge_sent(&mut n.cpu, now, &tcp);
+                if let Some((f, forward)) = self.flow_of(node, dest, hdr.protocol, tcp.src_port, tcp.dst_port) {
+                    let c = &mut self.flows[f].tcp;
+                    if forward {
+                        c.source_sent(now, &tcp, len);
+                    } else {
+                        c.destination_sent(now, &tcp, len);
+                    }
+                }
+            }
+            None => {
+                let udp = ip::udp(&bytes, &hdr);
+                n.cpu.charge(now, Op::SegmentSent { bytes: udp.map_or(0, |u| u.2) });
+                if let Some((sp, dp, _)) = udp {
+                    if let Some((f, true)) = self.flow_of(node, dest, hdr.protocol, sp, dp) {
+                        let w = &mut self.flows[f];
+                        w.datagrams_sent += 1;
+                        w.udp_ip_bytes += len as u64;
+                        w.first_datagram_at.get_or_insert(now);
+                    }
+                }
+            }
+        }
+        self.hand_on(now, iface.index(), InFlight { bytes, via: u32::MAX }, hdr.ect());
+    }
+
+    /// Put a packet on interface `i`, through the pipe in front of it if there is one.
+    fn hand_on(&mut self, now: SimTime, i: usize, mut p: InFlight, ect: bool) {
+        let wire_len = p.bytes.len() as u32;
+        match self.pipe_of[i] {
+            Some(m) => {
+                let packet = self.packets.insert(p);
+                self.hand(now, m, 0, Handed { packet, wire_len, ect });
+            }
+            None => {
+                p.via = i as u32;
+                let packet = self.packets.insert(p);
+                let Via { medium, port } = self.routes.ifaces[i].via;
+                self.hand(now, medium, port, Handed { packet, wire_len, ect });
+            }
+        }
+    }
+
+    fn hand(&mut self, now: SimTime, m: u32, port: u32, p: Handed) {
+        let from = self.out.len();
+        if let Some(frame) = self.media[m as usize].send(now, port, p, &mut self.out) {
+            self.on_the_air(now, frame);
+        }
+        if self.out.len() > from {
+            self.act(now, m, from);
+        }
+    }
+
+    /// Act on what medium `m` reported from `self.out[from]` on, as the simulation does.
+    fn act(&mut self, now: SimTime, m: u32, from: usize) {
+        let mut k = from;
+        while k < self.out.len() {
+            let o = self.out[k];
+            k += 1;
+            match o {
+                Out::Schedule { at, timer } => self.queue.push(at, Event::Medium { medium: m, timer }),
+                Out::Number { packet } => {
+                    let p = self.packets.get_mut(packet);
+                    let sender = self.routes.ifaces[p.via as usize].from.index();
+                    let len = p.bytes.len() as u32;
+                    self.nodes[sender].cpu.charge_card(now, len);
+                }
+                Out::Sent { .. } | Out::Notice { .. } => {}
+                Out::Deliver { packet, node, at } => {
+                    let p = self.packets.get_mut(packet);
+                    let copy = InFlight { bytes: p.bytes.clone(), via: p.via };
+                    let slot = self.packets.insert(copy);
+                    self.queue.push(at, Event::Arrive { node, packet: slot });
+                }
+                Out::Free { packet } => {
+                    self.packets.take(packet);
+                }
+                Out::Radio { node, what } => what.log(&mut self.nodes[node as usize].radio),
+                Out::PassOn { packet, iface } => {
+                    let p = self.packets.take(packet);
+                    let ect = Ipv4::parse(&p.bytes).is_some_and(|h| h.ect());
+                    self.hand_on_after_pipe(now, iface as usize, p, ect);
+                }
+            }
+        }
+        self.out.truncate(from);
+    }
+
+    fn hand_on_after_pipe(&mut self, now: SimTime, i: usize, mut p: InFlight, ect: bool) {
+        p.via = i as u32;
+        let wire_len = p.bytes.len() as u32;
+        let packet = self.packets.insert(p);
+        let Via { medium, port } = self.routes.ifaces[i].via;
+        self.hand(now, medium, port, Handed { packet, wire_len, ect });
+    }
+
+    /// A frame a link put on the wire: mark it, charge its sender's card, log the radios and
+    /// schedule its arrival.
+    fn on_the_air(&mut self, now: SimTime, f: medium::Frame) {
+        let medium::Frame { packet, bytes, start, ce, from, air, arrives, .. } = f;
+        if ce {
+            ip::mark_ce(&mut self.packets.get_mut(packet).bytes);
+        }
+        self.nodes[from as usize].cpu.charge_card(now, bytes);
+        self.nodes[from as usize].radio.transmit_frame(start, start + air, bytes);
+        match arrives {
+            Some((to, at)) => {
+                self.nodes[to as usize].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, bytes);
+                self.queue.push(at, Event::Arrive { node: to, packet });
+            }
+            None => {
+                self.packets.take(packet);
+            }
+        }
+    }
+
+    /// Run every event due by `now`, in time order; each packet that reaches its host goes to
+    /// `write(node, bytes)`.
+    pub fn run_due(&mut self, now: SimTime, write: &mut dyn FnMut(usize, &[u8])) {
+        while let Some(t) = self.queue.peek_time() {
+            if t > now {
+                break;
+            }
+            let Some((t, ev)) = self.queue.pop() else { break };
+            self.events += 1;
+            self.timeliness.lags_ns.push(now.0 - t.0);
+            match ev {
+                Event::Medium { medium, timer } => {
+                    let from = self.out.len();
+                    self.media[medium as usize].on_timer(t, timer, &mut self.out);
+                    self.act(t, medium, from);
+                }
+                Event::Arrive { node, packet } => self.arrive(t, now, node as usize, packet, write),
+            }
+        }
+    }
+
+    /// The packet in slot `slot` arrives at `node` at `t`: to its host, or on to the next hop.
+    fn arrive(&mut self, t: SimTime, now: SimTime, node: usize, slot: u32, write: &mut dyn FnMut(usize, &[u8])) {
+        let mut p = self.packets.take(slot);
+        let via = p.via as usize;
+        self.timeliness.arrived(via, t, now);
+        let Via { medium, port } = self.routes.ifaces[via].via;
+        self.media[medium as usize].arrived(port);
+        let len = p.bytes.len() as u32;
+        self.nodes[node].cpu.charge_card(t, len);
+        let Some(hdr) = Ipv4::parse(&p.bytes) else { return };
+        let dest = self.address_of.get(&hdr.dst).copied().unwrap_or(node);
+        if dest != node {
+            let n = &mut self.nodes[node];
+            n.cpu.charge_forward(t, len);
+            n.forwarded += 1;
+            ip::decrement_ttl(&mut p.bytes);
+            match self.routes.next_hop(NodeId(node as u32), NodeId(dest as u32)) {
+                Some(iface) => self.hand_on(t, iface.index(), p, hdr.ect()),
+                None => self.refused.unroutable += 1,
+            }
+            return;
+        }
+        let sender = self.routes.ifaces[via].from.index();
+        let source = self.address_of.get(&hdr.src).copied().unwrap_or(sender);
+        let n = &mut self.nodes[node];
+        n.received += 1;
+        match Tcp::parse(&p.bytes, &hdr) {
+            Some(tcp) => {
+                charge_received(&mut n.cpu, t, &tcp);
+                if let Some((f, forward)) = self.flow_of(source, node, hdr.protocol, tcp.src_port, tcp.dst_port) {
+                    let c = &mut self.flows[f].tcp;
+                    if forward {
+                        c.destination_got(t, &tcp);
+                    } else {
+                        c.source_got(t, &tcp);
+                    }
+                }
+            }
+            None => {
+                let udp = ip::udp(&p.bytes, &hdr);
+                n.cpu.charge(t, Op::SegmentReceived { bytes: udp.map_or(0, |u| u.2) });
+                if let Some((sp, dp, payload)) = udp {
+                    if let Some((f, true)) = self.flow_of(source, node, hdr.protocol, sp, dp) {
+                        let w = &mut self.flows[f];
+                        w.datagrams_delivered += 1;
+                        w.udp_bytes_delivered += payload as u64;
+                        w.last_datagram_at = Some(t);
+                    }
+                }
+            }
+        }
+        self.timeliness.written += 1;
+        write(node, &p.bytes);
+    }
+
+    /// The record of the emulation over `[0, end)`. `complete` and `stop` say whether it ran to
+    /// its end honestly, and why not.
+    pub fn finish(mut self, seed: u64, end: SimTime, complete: bool, stop: Option<String>) -> Result<NetRunResult, EngineError> {
+        let s = self.scenario;
+        let net = self.net;
+        let w_s = end.as_secs_f64();
+        let (tmax_of, bottleneck_of) = flow_capacities(net, &self.routes);
+        let weights = &net.metrics.weights;
+        let n_flows = net.flows.len().max(1) as f64;
+        let mut flows = Vec::with_capacity(net.flows.len());
+        for (i, cfg) in net.flows.iter().enumerate() {
+            let watch = &self.flows[i];
+            let (flow, start, done) = match cfg.transport {
+                Transport::Tcp => {
+                    let c = &watch.tcp;
+                    let start = c.started_at.unwrap_or(SimTime(cfg.start.0));
+                    let stop = c.all_acked_at.unwrap_or(end);
+                    (c.result((stop.max(start) - start).as_secs_f64()), start, c.all_acked_at)
+                }
+                Transport::Udp => {
+                    let start = watch.first_datagram_at.unwrap_or(SimTime(cfg.start.0));
+                    let active = (watch.last_datagram_at.unwrap_or(end).max(start) - start).as_secs_f64();
+                    let per_s = |bits: f64| if active > 0.0 { bits / active } else { 0.0 };
+                    let bytes = crate::result::flow::EndBytes { sender_by_flow_end: watch.udp_ip_bytes, sender: watch.udp_ip_bytes, receiver: 0 };
+                    (FlowResult::of_udp(watch.datagrams_sent, watch.udp_bytes_delivered, bytes, &per_s), start, watch.last_datagram_at)
+                }
+            };
+            let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
+            let transfer_s = done.map_or(f64::NAN, |d| (d - start).as_secs_f64());
+            flows.push(NetFlowResult {
+                efficiency: Efficiency::of_flow(weights, &flow, tmax, transfer_s, bottleneck_of[i]),
+                unfavored: false,
+                name: cfg.name.clone(),
+                from: cfg.from.clone(),
+                to: cfg.to.clone(),
+                transport: cfg.transport.name(),
+                variant: match cfg.transport {
+                    Transport::Tcp => cfg.tcp.variant.name().to_string(),
+                    Transport::Udp => "udp".into(),
+                },
+                traffic: cfg.traffic.kind(),
+                complete: done.is_some() && cfg.transport == Transport::Tcp || cfg.transport == Transport::Udp,
+                start_s: start.as_secs_f64(),
+                stop_s: None,
+                flow,
+                messages_sent: 0,
+                messages_delivered: 0,
+                echo: cfg.echo,
+                latency_ms: Latency::of(Vec::new()),
+                packet_latency_ms: Latency::of(Vec::new()),
+                busy_s: f64::NAN,
+                datagrams_sent: watch.datagrams_sent,
+                datagrams_delivered: watch.datagrams_delivered,
+                arrived_after_stop: 0,
+                split: None,
+                trace: None,
+                deliveries: None,
+            });
+        }
+
+        // Bytes each node's energy served: flows it is an end of, or whose route crosses it.
+        let mut served = vec![0u64; net.nodes.len()];
+        for (cfg, f) in net.flows.iter().zip(&flows) {
+            served[cfg.src.index()] += f.flow.bytes_delivered;
+            for hop in self.routes.path(cfg.src, cfg.dst).unwrap_or_default() {
+                served[self.routes.ifaces[hop.index()].to.index()] += f.flow.bytes_delivered;
+            }
+        }
+        let mut nodes = BTreeMap::new();
+        let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
+        let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
+        for (n, cfg) in net.nodes.iter().enumerate() {
+            let nd = &mut self.nodes[n];
+            let log = std::mem::take(&mut nd.radio);
+            let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
+            let e = meter::node_energy_and_battery(&cfg.profile.profile, log, &mut nd.cpu, end, policy, timeout, served[n], battery.as_mut());
+            energies.push(e.clone());
+            nodes.insert(
+                cfg.name.clone(),
+                NetNodeResult {
+                    energy: e,
+                    originated_packets: nd.originated,
+                    received_packets: nd.received,
+                    forwarded_packets: nd.forwarded,
+                    forward_cycles: nd.cpu.other_cycles,
+                    cpu_ops: (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect(),
+                    battery: battery.map(|b| b.result(end.0)),
+                    trace: None,
+                },
+            );
+        }
+        let mut links = BTreeMap::new();
+        let mut wire_bytes = 0;
+        for e in &self.routes.ifaces {
+            let c = self.media[e.via.medium as usize].counters(e.via.port, end);
+            wire_bytes += c.bytes_sent;
+            if let Medium::Link(_) = self.media[e.via.medium as usize] {
+                links.insert(iface_name(net, e), c);
+            }
+        }
+        let channels = channel_results(net, &self.routes, &self.media, end);
+        let pipes = net
+            .pipes
+            .iter()
+            .zip(self.media.iter().filter_map(|m| if let Medium::Pipe(p) = m { Some(p.counters) } else { None }))
+            .map(|(cfg, c)| (format!("{}->{}", cfg.from, cfg.to), c))
+            .collect();
+        let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
+        let network = NetworkTotals::of(&mut flows, &energies, w_s, wire_bytes, weights, tmax_all, self.packets.in_use() as u64, nodes.len());
+        let variant = NetRunResult::variant_label(net.flows.iter().filter(|f| f.transport == Transport::Tcp).map(|f| f.tcp.variant.name()));
+        let single = flows.len() == 1;
+        let (sender, receiver) = if single {
+            let f = &net.flows[0];
+            (Some(energies[f.src.index()].clone()), Some(energies[f.dst.index()].clone()))
+        } else {
+            (None, None)
+        };
+        Ok(NetRunResult {
+            scenario: s.name.clone(),
+            seed,
+            variant,
+            complete: complete && flows.iter().all(|f| f.complete),
+            stop,
+            sim_time_s: w_s,
+            events: self.events,
+            engine_version: crate::VERSION,
+            flow: single.then(|| flows[0].flow.clone()),
+            energy: NetEnergyResult { sender, receiver, window_s: w_s },
+            flows,
+            nodes,
+            links,
+            channels,
+            pipes,
+            network,
+            profiles: Vec::new(),
+        })
+    }
+
+    /// Node `i`'s address.
+    pub fn address(&self, i: usize) -> [u8; 4] {
+        self.addresses[i]
+    }
+
+    /// Each interface's name in the record (`from->to`), in interface order.
+    pub fn iface_names(&self) -> Vec<String> {
+        self.routes.ifaces.iter().map(|e| iface_name(self.net, e)).collect()
+    }
+}
+
+/// The CPU work of sending `tcp`, as the simulation charges it (`tcp::endpoint`): a data
+/// segment with its payload, or a pure ACK; each SACK block written.
+fn charge_sent(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
+    if tcp.payload > 0 {
+        cpu.charge(now, Op::SegmentSent { bytes: tcp.payload });
+    } else {
+        cpu.charge(now, Op::AckSent);
+    }
+    for _ in 0..tcp.sack_blocks {
+        cpu.charge(now, Op::SackBlockGenerated);
+    }
+}
+
+/// The CPU work of receiving `tcp`: a data segment or an ACK, each SACK block parsed, and the
+/// timestamps option's PAWS check.
+fn charge_received(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
+    if tcp.payload > 0 {
+        cpu.charge(now, Op::SegmentReceived { bytes: tcp.payload });
+    } else {
+        cpu.charge(now, Op::AckReceived);
+    }
+    for _ in 0..tcp.sack_blocks {
+        cpu.charge(now, Op::SackBlockProcessed);
+    }
+    if tcp.timestamps {
+        cpu.charge(now, Op::PawsCheck);
+    }
+}

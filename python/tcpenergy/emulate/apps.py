@@ -1,0 +1,137 @@
+"""The built-in sender and receiver programs of kernel mode, run inside a node's namespace.
+
+Run by path with the standard library alone (``python3 apps.py send ...``), so a program starts in
+milliseconds and imports nothing of the package. Each prints one JSON line on stdout when done:
+bytes moved, its times on the monotonic clock (shared by every process on the host), and the
+kernel's own view of the connection (``TCP_INFO``) read just before the socket closes.
+
+    receive --bind ADDR --port P [--clamp BYTES]
+        Listen, print "ready", take one connection, read to its end, report.
+    send --to ADDR --port P (--bytes N | --seconds S) [--at T] [--congestion NAME] [--sndbuf BYTES]
+        At monotonic time T, connect, write N bytes (or for S seconds), close the sending side,
+        wait for the receiver to close (so every byte is acknowledged), report.
+"""
+
+import argparse
+import json
+import socket
+import struct
+import sys
+import time
+
+# struct tcp_info (include/uapi/linux/tcp.h): (name, offset, struct format). Fields past what
+# the running kernel returns are left out of the report.
+TCP_INFO_FIELDS = (
+    ("state", 0, "B"), ("ca_state", 1, "B"), ("retransmits", 2, "B"), ("probes", 3, "B"),
+    ("backoff", 4, "B"), ("options", 5, "B"),
+    ("rto_us", 8, "I"), ("ato_us", 12, "I"), ("snd_mss", 16, "I"), ("rcv_mss", 20, "I"),
+    ("unacked", 24, "I"), ("sacked", 28, "I"), ("lost", 32, "I"), ("retrans", 36, "I"),
+    ("pmtu", 60, "I"), ("rcv_ssthresh", 64, "I"), ("rtt_us", 68, "I"), ("rttvar_us", 72, "I"),
+    ("snd_ssthresh", 76, "I"), ("snd_cwnd", 80, "I"), ("advmss", 84, "I"), ("reordering", 88, "I"),
+    ("total_retrans", 100, "I"), ("bytes_acked", 120, "Q"), ("bytes_received", 128, "Q"),
+    ("segs_out", 136, "I"), ("segs_in", 140, "I"), ("min_rtt_us", 148, "I"),
+    ("data_segs_in", 152, "I"), ("data_segs_out", 156, "I"), ("delivered", 192, "I"),
+    ("delivered_ce", 196, "I"), ("bytes_sent", 200, "Q"), ("bytes_retrans", 208, "Q"),
+    ("dsack_dups", 216, "I"), ("reord_seen", 220, "I"), ("rcv_ooopack", 224, "I"),
+    ("total_rto", 240, "H"), ("total_rto_recoveries", 242, "H"), ("total_rto_time_ms", 244, "I"),
+)
+TCP_INFO_SIZE = 248
+CHUNK = 1 << 16
+
+
+def tcp_info(sock: socket.socket) -> dict:
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_SIZE)
+    info = {}
+    for name, offset, fmt in TCP_INFO_FIELDS:
+        if offset + struct.calcsize(fmt) <= len(raw):
+            info[name] = struct.unpack_from(fmt, raw, offset)[0]
+    return info
+
+
+def report(**fields) -> None:
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def receive(args) -> None:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.clamp:
+        # The largest window it advertises (inherited by the accepted connection).
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, args.clamp)
+    listener.bind((args.bind, args.port))
+    listener.listen(1)
+    print("ready", flush=True)
+    conn, _ = listener.accept()
+    accepted = time.monotonic()
+    got = 0
+    buf = bytearray(CHUNK)
+    while True:
+        n = conn.recv_into(buf)
+        if n == 0:
+            break
+        got += n
+    ended = time.monotonic()
+    info = tcp_info(conn)
+    conn.close()
+    listener.close()
+    report(bytes=got, accepted=accepted, ended=ended, tcp_info=info)
+
+
+def send(args) -> None:
+    if args.at:
+        time.sleep(max(0.0, args.at - time.monotonic()))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if args.congestion:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.congestion.encode())
+    if args.sndbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, args.sndbuf)
+    started = time.monotonic()
+    sock.connect((args.to, args.port))
+    payload = bytes(CHUNK)
+    sent = 0
+    if args.seconds is not None:
+        deadline = started + args.seconds
+        sock.settimeout(0.05)
+        while time.monotonic() < deadline:
+            try:
+                sent += sock.send(payload)
+            except socket.timeout:
+                pass
+        sock.settimeout(None)
+    else:
+        while sent < args.bytes:
+            sent += sock.send(payload[: min(CHUNK, args.bytes - sent)])
+    written = time.monotonic()
+    sock.shutdown(socket.SHUT_WR)
+    # The receiver closes once it has read everything: then every byte was acknowledged.
+    while sock.recv(CHUNK):
+        pass
+    ended = time.monotonic()
+    info = tcp_info(sock)
+    sock.close()
+    report(bytes=sent, started=started, written=written, ended=ended, tcp_info=info)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="apps.py")
+    sub = parser.add_subparsers(dest="role", required=True)
+    r = sub.add_parser("receive")
+    r.add_argument("--bind", required=True)
+    r.add_argument("--port", type=int, required=True)
+    r.add_argument("--clamp", type=int, default=0)
+    s = sub.add_parser("send")
+    s.add_argument("--to", required=True)
+    s.add_argument("--port", type=int, required=True)
+    amount = s.add_mutually_exclusive_group(required=True)
+    amount.add_argument("--bytes", type=int)
+    amount.add_argument("--seconds", type=float)
+    s.add_argument("--at", type=float, default=0.0)
+    s.add_argument("--congestion", default="")
+    s.add_argument("--sndbuf", type=int, default=0)
+    args = parser.parse_args(argv)
+    (receive if args.role == "receive" else send)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,299 @@
+"""One emulated run: hosts made, kernel settings applied, the engine's network running between
+the hosts' devices in a thread of this process, the flows' programs run in their namespaces, and
+the record assembled (the engine's, with the kernel's own counters beside it).
+
+Everything made is removed on every way out: the ``finally`` below ends the programs and deletes
+the namespaces, SIGTERM is turned into an exception while a run is on, and what a SIGKILL leaves
+is removed by :func:`tcpenergy.emulate.netns.cleanup` (``tcpenergy emulate --cleanup``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from tcpenergy import api
+from tcpenergy._native import engine
+from tcpenergy.emulate import netns, settings
+from tcpenergy.exceptions import TcpEnergyError, scenario_error
+from tcpenergy.scenario import Override, check_overrides, encode_overrides, validate
+
+APPS = Path(__file__).with_name("apps.py")
+# The port flow i's destination listens on.
+FIRST_PORT = 20000
+# A run whose events ran later than this at the 99th percentile is marked incomplete.
+LAG_BOUND_MS = 1.0
+# Kernel counters kept in the record (/proc/net/netstat and /proc/net/snmp of each host).
+KERNEL_COUNTERS = ("Tcp.RetransSegs", "Tcp.OutSegs", "Tcp.InSegs", "TcpExt.TCPTimeouts", "TcpExt.TCPLossProbes",
+                   "TcpExt.TCPSackRecovery", "TcpExt.TCPRenoRecovery", "TcpExt.TCPFastRetrans",
+                   "TcpExt.TCPSlowStartRetrans", "TcpExt.TCPLostRetransmit", "TcpExt.TCPSpuriousRTOs",
+                   "TcpExt.TCPDSACKRecv", "TcpExt.TCPSACKReorder", "TcpExt.TCPDelivered", "TcpExt.DelayedACKs")
+
+
+class EmulationError(TcpEnergyError):
+    """A kernel-mode run could not be carried out (a program failed, the run timed out)."""
+
+
+@functools.lru_cache(maxsize=None)
+def _preset() -> dict:
+    """The linux-6 preset's values, normalized."""
+    probe = {"tcp": {"stack": settings.STACK}, "path": {"forward": {"rate": "1Mbps", "delay": "1ms"}},
+             "traffic": {"kind": "bulk", "bytes": 1}}
+    return json.loads(engine.validate(json.dumps(probe), []))["tcp"]
+
+
+def _network_view(normalized: Mapping[str, Any]) -> Tuple[List[str], List[dict], int]:
+    """The scenario's node names, its flows (name, from, to, transport, traffic, start) and the
+    smallest MTU of its media."""
+    if "flows" not in normalized:
+        flow = {"name": "main", "from": "sender", "to": "receiver", "transport": "tcp",
+                "traffic": normalized["traffic"], "start": "0s"}
+        return ["sender", "receiver"], [flow], int(normalized["path"]["mtu"])
+    media = list(normalized.get("links") or []) + list(normalized.get("channels") or [])
+    mtu = min(int(m.get("mtu", 1500)) for m in media) if media else 1500
+    return list(normalized["nodes"]), list(normalized["flows"]), mtu
+
+
+def _check_flows(flows: Sequence[dict]) -> None:
+    for i, f in enumerate(flows):
+        if f.get("split"):
+            raise scenario_error(f"flows.{i}.split", "a split connection cannot run in kernel mode yet: its relay "
+                                                     "would be a program at the split node; run it in simulation")
+        if f.get("transport", "tcp") != "tcp":
+            raise scenario_error(f"flows.{i}.transport", "kernel mode runs TCP flows; UDP flows are not built in "
+                                                         "yet (run a UDP program with --cmd NODE=...)")
+        kind = f["traffic"]["kind"]
+        if kind not in ("bulk", "timed"):
+            raise scenario_error(f"flows.{i}.traffic.kind", f"{kind!r}: the built-in programs send bulk and timed "
+                                                            "traffic; run another program with --cmd NODE=...")
+
+
+def _seconds(text: Any) -> float:
+    return settings._ms(text) / 1e3
+
+
+def _counters(namespace: str) -> Dict[str, int]:
+    """The namespace's TCP counters since it was made (pairs of header and value lines)."""
+    done = subprocess.run(["ip", "netns", "exec", namespace, "cat", "/proc/net/snmp", "/proc/net/netstat"],
+                          capture_output=True, text=True)
+    values: Dict[str, int] = {}
+    lines = done.stdout.splitlines()
+    for head, vals in zip(lines[::2], lines[1::2]):
+        prefix, _, names = head.partition(":")
+        for name, value in zip(names.split(), vals.partition(":")[2].split()):
+            key = f"{prefix}.{name}"
+            if key in KERNEL_COUNTERS:
+                values[key] = int(value)
+    return values
+
+
+def _sysctl(hosts: netns.Namespaces, node: str, key: str, value: str) -> None:
+    done = subprocess.run(hosts.command(node, ["sysctl", "-q", "-w", f"{key}={value}"]), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise netns.NamespaceError(f"sysctl {key}={value} in node {node!r}: {done.stderr.strip()}")
+
+
+def _route(hosts: netns.Namespaces, node: str, peer: str, attrs: Sequence[str]) -> None:
+    n, p = hosts.nodes[node], hosts.nodes[peer]
+    done = subprocess.run(["ip", "-n", n.namespace, "route", "replace", f"{p.address}/32", "dev", n.device, *attrs],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise netns.NamespaceError(f"route {node}->{peer} {' '.join(attrs)}: {done.stderr.strip()}")
+
+
+class _Programs:
+    """The processes of a run, ended on every way out."""
+
+    def __init__(self) -> None:
+        self.procs: List[subprocess.Popen] = []
+
+    def start(self, argv: Sequence[str], **kw: Any) -> subprocess.Popen:
+        proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+def _finish(proc: subprocess.Popen, what: str, deadline: float) -> dict:
+    """The JSON report a program printed last, once it exits by ``deadline``."""
+    try:
+        out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"error": f"{what} did not finish in time"}
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        return {"error": f"{what} failed (exit {proc.returncode}): {err.strip()[-500:]}"}
+    return json.loads(lines[-1])
+
+
+def _sigterm_raises():
+    """While a run is on, SIGTERM unwinds it (so its namespaces are removed) instead of killing
+    the process outright; only possible in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: Sequence[Override] = (), *,
+            congestion: Optional[str] = None, commands: Optional[Mapping[str, str]] = None,
+            limit_s: Optional[float] = None, lag_bound_ms: float = LAG_BOUND_MS) -> dict:
+    """Run ``scenario`` in kernel mode; returns its record (the keys of :func:`tcpenergy.api.run`'s,
+    plus ``mode``, ``kernel`` and ``emulation``). ``congestion`` runs every flow with that kernel
+    module instead of the variant's; ``commands`` runs a shell command in a node's namespace
+    beside the flows' programs (the run waits for it). ``limit_s`` bounds the run's length
+    (default: the scenario's ``stop_after``, at most one hour)."""
+    loaded = api._as_scenario(scenario)
+    api._check_seed(seed)
+    overrides = list(overrides)
+    check_overrides(overrides)
+    _, stack = settings.with_stack(loaded.data)
+    overrides = stack + overrides
+    normalized = validate(loaded, overrides)
+    nodes, flows, mtu = _network_view(normalized)
+    _check_flows(flows)
+    commands = dict(commands or {})
+    for node in commands:
+        if node not in nodes:
+            raise scenario_error("--cmd", f"no node named {node!r}; the scenario has {', '.join(nodes)}")
+    explicit = settings.explicit_keys(loaded.data, overrides[len(stack):], len(flows))
+    tcp_tables = settings.flow_tcp(normalized)
+    mss = [mtu - 40 - (12 if tcp["timestamps"] else 0) for _, tcp in tcp_tables]
+    kernel = settings.kernel_settings(normalized, explicit, _preset(), [(f["from"], f["to"]) for f in flows], mss)
+    if congestion:
+        available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+        if congestion not in available:
+            raise scenario_error("--congestion", f"{congestion!r}: this kernel has {', '.join(available)}")
+    limit = limit_s if limit_s is not None else min(3600.0, _seconds(normalized.get("stop_after", "1h")))
+    hosts_needed = list(dict.fromkeys([n for f in flows for n in (f["from"], f["to"])] + list(commands)))
+    ports = [FIRST_PORT + i for i in range(len(flows))]
+    encoded = encode_overrides(overrides)
+
+    previous = _sigterm_raises()
+    programs = _Programs()
+    read_end, write_end = os.pipe()
+    hosts = None
+    runner: Optional[threading.Thread] = None
+    outcome: Dict[str, Any] = {}
+    try:
+        hosts = netns.Namespaces(hosts_needed, mtu)
+        for node in hosts_needed:
+            _sysctl(hosts, node, "net.ipv6.conf.all.disable_ipv6", "1")
+            for key, value in kernel.sysctls.get(node, {}).items():
+                _sysctl(hosts, node, key, value)
+        for f, k in zip(flows, kernel.flows):
+            attrs = ["initcwnd", str(k.initcwnd), "rto_min", f"{k.rto_min_ms:g}ms"]
+            if k.ssthresh is not None:
+                attrs += ["ssthresh", str(k.ssthresh)]
+            if k.quickack:
+                attrs += ["quickack", "1"]
+            _route(hosts, f["from"], f["to"], attrs)
+            _route(hosts, f["to"], f["from"], ["rto_min", f"{k.rto_min_ms:g}ms"] + (["quickack", "1"] if k.quickack else []))
+        table = [(name, [int(x) for x in hosts.nodes[name].address.split(".")], hosts.nodes[name].fd) for name in hosts_needed]
+
+        def network() -> None:
+            try:
+                outcome["record"] = engine.emulate(loaded.to_json(), seed, encoded, table, ports, read_end, limit, lag_bound_ms)
+            except BaseException as exc:  # handed to the main thread
+                outcome["error"] = exc
+
+        runner = threading.Thread(target=network, name="tcpenergy-emulate", daemon=True)
+        runner.start()
+        t0 = time.monotonic()
+        deadline = t0 + limit
+        python = sys.executable
+        receivers = []
+        for i, (f, k) in enumerate(zip(flows, kernel.flows)):
+            argv = [python, str(APPS), "receive", "--bind", hosts.nodes[f["to"]].address, "--port", str(ports[i])]
+            if k.window_clamp:
+                argv += ["--clamp", str(k.window_clamp)]
+            proc = programs.start(hosts.command(f["to"], argv))
+            if proc.stdout.readline().strip() != "ready":
+                raise EmulationError(f"flow {f['name']!r}: the receiver did not start: {proc.stderr.read().strip()}")
+            receivers.append(proc)
+        senders = []
+        for i, (f, k) in enumerate(zip(flows, kernel.flows)):
+            traffic = f["traffic"]
+            amount = ["--bytes", str(traffic["bytes"])] if traffic["kind"] == "bulk" else ["--seconds", str(_seconds(traffic["duration"]))]
+            argv = [python, str(APPS), "send", "--to", hosts.nodes[f["to"]].address, "--port", str(ports[i]), *amount,
+                    "--at", repr(t0 + _seconds(f.get("start", "0s"))), "--congestion", congestion or k.congestion]
+            if k.send_buffer:
+                argv += ["--sndbuf", str(k.send_buffer)]
+            senders.append(programs.start(hosts.command(f["from"], argv)))
+        others = {node: programs.start(hosts.command(node, ["sh", "-c", cmd])) for node, cmd in commands.items()}
+        sent = [_finish(p, f"flow {f['name']!r}: the sender", deadline) for p, f in zip(senders, flows)]
+        received = [_finish(p, f"flow {f['name']!r}: the receiver", deadline) for p, f in zip(receivers, flows)]
+        ran = {}
+        for node, proc in others.items():
+            try:
+                out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+                ran[node] = {"exit": proc.returncode, "stdout": out[-4000:], "stderr": err[-4000:]}
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                ran[node] = {"exit": None, "error": "did not finish in time"}
+        counters = {node: _counters(hosts.nodes[node].namespace) for node in hosts_needed}
+        os.write(write_end, b"x")
+        runner.join()
+        if "error" in outcome:
+            raise outcome["error"]
+    finally:
+        if runner is not None and runner.is_alive():
+            os.write(write_end, b"x")
+            runner.join(timeout=10)
+        programs.stop()
+        if hosts is not None:
+            hosts.close()
+        os.close(read_end)
+        os.close(write_end)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+    record = json.loads(outcome["record"])
+    record["parameters"] = api.parameters(loaded, seed, overrides)
+    flows_out = record["flows"] if "flows" in record else None
+    per_flow = {}
+    problems = []
+    for i, f in enumerate(flows):
+        snd, rcv = sent[i], received[i]
+        for side in (snd, rcv):
+            if "error" in side:
+                problems.append(side["error"])
+        info = snd.get("tcp_info", {})
+        per_flow[f["name"]] = {"congestion": congestion or kernel.flows[i].congestion, "sender": snd, "receiver": rcv}
+        # What only the stack knows: its timeouts (TCP_INFO's total_rto, Linux 6.7 and later).
+        target = flows_out[i] if flows_out is not None else record["flow"]
+        target["timeouts"] = info.get("total_rto", target.get("timeouts", 0))
+    if flows_out is not None and len(flows_out) == 1 and "flow" in record and record["flow"] is not None:
+        record["flow"]["timeouts"] = flows_out[0]["timeouts"]
+    record["kernel"] = {"release": platform.release(), "flows": per_flow, "nodes": counters, "commands": ran}
+    if problems:
+        record["complete"] = False
+        record["stop"] = "; ".join(problems)
+    return record
+
+
+__all__ = ["EmulationError", "FIRST_PORT", "LAG_BOUND_MS", "emulate"]
