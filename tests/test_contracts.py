@@ -27,7 +27,8 @@ ENGINE_SRC = REPO / "crates" / "engine" / "src"
 # below its own; modules sharing a layer may not use each other (tcp and net are independent:
 # an endpoint knows nothing of links, a link nothing of TCP).
 ENGINE_LAYERS = (
-    ("budget",),             # estimates a run before it starts, from the scenario and the world's sizes
+    ("budget", "emulate"),   # estimates a run before it starts, from the scenario and the world's sizes;
+                             # kernel mode: the world's media between real devices
     ("sim",),                # the event loop and the world: drives everything below
     ("result", "profiles"),  # the records a run returns; the profiles a run is priced under
     ("metrics", "capture", "app", "plan"),  # traces and efficiency figures; packet capture;

@@ -45,11 +45,13 @@ def load_scenario(source: Union[PathLike, Mapping[str, Any]]) -> Scenario:
     return make_scenario(read_toml(path), source=path)
 
 
-def _as_scenario(scenario: ScenarioLike) -> Scenario:
+def as_scenario(scenario: ScenarioLike) -> Scenario:
+    """A Scenario from a Scenario, a mapping or a file path."""
     return scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
 
 
-def _check_seed(seed: Optional[int]) -> None:
+def check_seed(seed: Optional[int]) -> None:
+    """Refuse a seed the engine cannot take (ScenarioError naming ``seed``)."""
     if seed is None:
         return
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_SEED:
@@ -66,7 +68,7 @@ def estimate(scenario: ScenarioLike, *, trace: bool = False, pcap: bool = False,
     this machine's ``limits``, a one-line ``summary`` and, for a run far beyond the limits, the
     ``refusal`` (``path``, ``message``, and ``reason``: the message without its advice) that
     :func:`run` raises unless ``force=True``."""
-    return estimate_overrides(_as_scenario(scenario), list(overrides.items()), trace, pcap)
+    return estimate_overrides(as_scenario(scenario), list(overrides.items()), trace, pcap)
 
 
 def estimate_overrides(scenario: Scenario, overrides: Sequence[Override], trace: bool, pcap: bool) -> dict:
@@ -105,8 +107,8 @@ def execute(
     naming the key that drives it, unless ``force``; then it warns (BeyondMachineWarning) and runs.
     ``profiles``: further profiles to price the same run under (see :func:`run`).
     """
-    scenario = _as_scenario(scenario)
-    _check_seed(seed)
+    scenario = as_scenario(scenario)
+    check_seed(seed)
     check_overrides(overrides)
     encoded = encode_overrides(overrides)
     sets = encode_profiles(scenario, overrides, profiles)
@@ -137,8 +139,8 @@ def run_each_profile(scenario: ScenarioLike, seed: Optional[int] = None, overrid
     """Run once and return the whole record under the scenario's own profiles, then under each of
     ``profiles`` (see :func:`run`): each is the record a separate :func:`execute` with that profile
     gives (with ``parameters``), from one simulation."""
-    scenario = _as_scenario(scenario)
-    _check_seed(seed)
+    scenario = as_scenario(scenario)
+    check_seed(seed)
     check_overrides(overrides)
     encoded = encode_overrides(overrides)
     sets = encode_profiles(scenario, overrides, profiles)
@@ -300,7 +302,7 @@ def run_traced(
 def validate(scenario: ScenarioLike, **overrides: Any) -> dict:
     """The normalized scenario (every default filled in) after overrides."""
     check_overrides(list(overrides.items()))
-    return _validate(_as_scenario(scenario), list(overrides.items()))
+    return _validate(as_scenario(scenario), list(overrides.items()))
 
 
 def to_frame(results: Union[Mapping[str, Any], Iterable[Mapping[str, Any]]]) -> "pd.DataFrame":

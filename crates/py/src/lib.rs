@@ -225,9 +225,10 @@ fn cycle_figures() -> String {
 /// Emulate a scenario on real devices (kernel mode, `tcpenergy_engine::emulate`): `hosts` are
 /// (node name, IPv4 address as four bytes, TUN descriptor) for each node with a host (the rest
 /// are routers), `ports` each flow's listening port, `control` a descriptor that becomes
-/// readable to end the run. Returns the record as JSON text. The GIL is released while it runs.
+/// readable to end the run; with `capture`, each interface's frames are kept. Returns the record
+/// as JSON text and the capture's (file stem, pcap bytes). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed, overrides, hosts, ports, control, limit_s, lag_bound_ms))]
+#[pyo3(signature = (scenario_json, seed, overrides, hosts, ports, control, limit_s, lag_bound_ms, capture=false))]
 #[allow(clippy::too_many_arguments)]
 fn emulate(
     py: Python<'_>,
@@ -239,20 +240,22 @@ fn emulate(
     control: i32,
     limit_s: f64,
     lag_bound_ms: f64,
-) -> PyResult<String> {
+    capture: bool,
+) -> PyResult<(String, Vec<(String, PyObject)>)> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let (s, seed, _) = prepare(&text, seed, &overrides, &[])?;
             let limit = std::time::Duration::from_secs_f64(limit_s.clamp(0.0, 1e7));
-            let setup = tcpenergy_engine::emulate::Setup { hosts, ports, control, limit, lag_bound_ms };
+            let setup = tcpenergy_engine::emulate::Setup { hosts, ports, control, limit, lag_bound_ms, capture };
             tcpenergy_engine::emulate::run_json(&s, seed, &setup)
         }))
     });
-    guarded(py, || match result {
+    let (record, files) = guarded(py, || match result {
         Ok(r) => r,
         Err(p) => std::panic::resume_unwind(p),
-    })
+    })?;
+    Ok((record, files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into())).collect()))
 }
 
 #[pyfunction]

@@ -1,7 +1,7 @@
 """The `tcpenergy` command line (entry point ``tcpenergy.cli:main``).
 
 Each command module registers its commands on the one Typer application in ``common`` and imports
-nothing from the other command modules: run, validate and profiles (``run``), sweep, summarize
+nothing from the other command modules: run, validate and profiles (``run``), emulate (``emulate``), sweep, summarize
 and export (``experiments``), report (``report``), reproduce (``reproduce``), calibrate
 (``calibrate``). Importing them here, in this order, gives ``tcpenergy --help`` its command order.
 """
@@ -10,6 +10,7 @@ import sys
 
 # Registered in this order, the order `tcpenergy --help` lists them in.
 from tcpenergy.cli import run  # noqa: F401,I001
+from tcpenergy.cli import emulate  # noqa: F401,I001
 from tcpenergy.cli import experiments, report, reproduce  # noqa: F401,I001
 from tcpenergy.cli import calibrate  # noqa: F401,I001
 from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app

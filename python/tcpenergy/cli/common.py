@@ -6,7 +6,8 @@ module only, never each other."""
 # older typer releases (the newest on Python 3.9) cannot resolve them from strings.
 
 from contextlib import contextmanager
-from typing import Annotated, Iterator, NoReturn
+from enum import Enum
+from typing import Annotated, Iterator, List, NoReturn, Optional
 
 import typer
 
@@ -27,6 +28,23 @@ app = typer.Typer(
     # User errors are caught and printed as one line; anything else is a bug: plain traceback.
     pretty_exceptions_enable=False,
 )
+
+
+class OutputFormat(str, Enum):
+    """How `run` and `emulate` print a record."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+SetOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--set", metavar="KEY=VALUE",
+                 help="Override a scenario key, e.g. --set tcp.variant=newreno "
+                      "(VALUE is read as TOML, else as a string). Repeatable; a key and a key "
+                      "inside it (a.b and a.b.0.p) cannot both be set."),
+]
 
 
 def fail(message: str, status: int) -> NoReturn:

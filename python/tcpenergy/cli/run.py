@@ -4,7 +4,6 @@
 # older typer releases (the newest on Python 3.9) cannot resolve them from strings.
 
 import warnings
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, List, Optional
 
@@ -13,7 +12,7 @@ from rich.console import Console
 
 from tcpenergy import api, devices
 from tcpenergy.capture import check_pcap_dir, describe_written
-from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, app, fail, reporting_errors
+from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, OutputFormat, SetOption, app, fail, reporting_errors
 from tcpenergy.cli.progress import run_with_progress
 from tcpenergy.outputs import check_trace_path, write_trace
 from tcpenergy.report import profiles as profiles_report
@@ -21,21 +20,6 @@ from tcpenergy.report import result as result_report
 from tcpenergy.report import scenario as scenario_report
 from tcpenergy.scenario import check_overrides, parse_assignment
 from tcpenergy.scenario import validate as validate_scenario
-
-
-class OutputFormat(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
-SetOption = Annotated[
-    Optional[List[str]],
-    typer.Option("--set", metavar="KEY=VALUE",
-                 help="Override a scenario key, e.g. --set tcp.variant=newreno "
-                      "(VALUE is read as TOML, else as a string). Repeatable; a key and a key "
-                      "inside it (a.b and a.b.0.p) cannot both be set."),
-]
 
 
 @app.command("run")

@@ -20,10 +20,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy import api
 from tcpenergy._native import engine
+from tcpenergy.capture import check_pcap_dir, write_pcap_dir
 from tcpenergy.emulate import netns, settings
 from tcpenergy.exceptions import TcpEnergyError, scenario_error
 from tcpenergy.scenario import Override, check_overrides, encode_overrides, validate
@@ -98,7 +99,10 @@ def _counters(namespace: str) -> Dict[str, int]:
 
 
 def _sysctl(hosts: netns.Namespaces, node: str, key: str, value: str) -> None:
-    done = subprocess.run(hosts.command(node, ["sysctl", "-q", "-w", f"{key}={value}"]), capture_output=True, text=True)
+    # Written to /proc/sys inside the namespace: its net.* entries are the namespace's own.
+    path = "/proc/sys/" + key.replace(".", "/")
+    done = subprocess.run(hosts.command(node, ["sh", "-c", f"echo {shlex.quote(value)} > {path}"]),
+                          capture_output=True, text=True)
     if done.returncode != 0:
         raise netns.NamespaceError(f"sysctl {key}={value} in node {node!r}: {done.stderr.strip()}")
 
@@ -161,14 +165,18 @@ def _sigterm_raises():
 
 def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: Sequence[Override] = (), *,
             congestion: Optional[str] = None, commands: Optional[Mapping[str, str]] = None,
-            limit_s: Optional[float] = None, lag_bound_ms: float = LAG_BOUND_MS) -> dict:
+            limit_s: Optional[float] = None, lag_bound_ms: float = LAG_BOUND_MS,
+            pcap: Optional[Path] = None, pcap_option: str = "pcap",
+            on_pcap: Optional[Callable[[List[Path]], None]] = None) -> dict:
     """Run ``scenario`` in kernel mode; returns its record (the keys of :func:`tcpenergy.api.run`'s,
     plus ``mode``, ``kernel`` and ``emulation``). ``congestion`` runs every flow with that kernel
     module instead of the variant's; ``commands`` runs a shell command in a node's namespace
     beside the flows' programs (the run waits for it). ``limit_s`` bounds the run's length
-    (default: the scenario's ``stop_after``, at most one hour)."""
-    loaded = api._as_scenario(scenario)
-    api._check_seed(seed)
+    (default: the scenario's ``stop_after``, at most one hour). With ``pcap`` a directory, each
+    interface's frames are written there as ``<from>-<to>.pcap``, as :func:`tcpenergy.api.run`
+    writes a simulated run's; ``on_pcap`` receives the paths written."""
+    loaded = api.as_scenario(scenario)
+    api.check_seed(seed)
     overrides = list(overrides)
     check_overrides(overrides)
     _, stack = settings.with_stack(loaded.data)
@@ -192,6 +200,8 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
     hosts_needed = list(dict.fromkeys([n for f in flows for n in (f["from"], f["to"])] + list(commands)))
     ports = [FIRST_PORT + i for i in range(len(flows))]
     encoded = encode_overrides(overrides)
+    if pcap is not None:
+        check_pcap_dir(Path(pcap), pcap_option)
 
     previous = _sigterm_raises()
     programs = _Programs()
@@ -217,7 +227,8 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
 
         def network() -> None:
             try:
-                outcome["record"] = engine.emulate(loaded.to_json(), seed, encoded, table, ports, read_end, limit, lag_bound_ms)
+                outcome["record"], outcome["pcap"] = engine.emulate(loaded.to_json(), seed, encoded, table, ports, read_end,
+                                                                   limit, lag_bound_ms, pcap is not None)
             except BaseException as exc:  # handed to the main thread
                 outcome["error"] = exc
 
@@ -256,6 +267,7 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
                 proc.kill()
                 ran[node] = {"exit": None, "error": "did not finish in time"}
         counters = {node: _counters(hosts.nodes[node].namespace) for node in hosts_needed}
+        addresses = {node: hosts.nodes[node].address for node in hosts_needed}
         os.write(write_end, b"x")
         runner.join()
         if "error" in outcome:
@@ -287,12 +299,21 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
         # What only the stack knows: its timeouts (TCP_INFO's total_rto, Linux 6.7 and later).
         target = flows_out[i] if flows_out is not None else record["flow"]
         target["timeouts"] = info.get("total_rto", target.get("timeouts", 0))
-    if flows_out is not None and len(flows_out) == 1 and "flow" in record and record["flow"] is not None:
-        record["flow"]["timeouts"] = flows_out[0]["timeouts"]
-    record["kernel"] = {"release": platform.release(), "flows": per_flow, "nodes": counters, "commands": ran}
+        # A node's counters are its flows' together: they are one flow's when it sources one.
+        if sum(g["from"] == f["from"] for g in flows) == 1:
+            target["fast_retransmits"] = counters.get(f["from"], {}).get("TcpExt.TCPFastRetrans", 0)
+    if flows_out is not None and len(flows_out) == 1 and record.get("flow") is not None:
+        for key in ("timeouts", "fast_retransmits"):
+            record["flow"][key] = flows_out[0][key]
+    record["kernel"] = {"release": platform.release(), "addresses": addresses, "flows": per_flow, "nodes": counters,
+                        "commands": ran}
     if problems:
         record["complete"] = False
         record["stop"] = "; ".join(problems)
+    if pcap is not None:
+        written = write_pcap_dir(Path(pcap), outcome["pcap"], pcap_option)
+        if on_pcap is not None:
+            on_pcap(written)
     return record
 
 

@@ -32,14 +32,16 @@ pub struct Setup {
     pub limit: Duration,
     /// The largest 99th-percentile lag (ms) of a run reported complete.
     pub lag_bound_ms: f64,
+    /// Keep each interface's frames, returned as pcap files.
+    pub capture: bool,
 }
 
 /// Emulate `scenario` with `seed` on the devices of `setup`: the result record as JSON text,
 /// with the keys of a simulated run's record (single-path or network form, as the scenario is)
 /// plus `mode` ("emulated") and `emulation` (how the clock kept up, what was refused, each
-/// interface's rate error).
+/// interface's rate error), and the capture's pcap files when `setup.capture`.
 #[cfg(target_os = "linux")]
-pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<String, EngineError> {
+pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String, Vec<(String, Vec<u8>)>), EngineError> {
     let net = scenario.as_network()?;
     let nodes = &net.network().ok_or_else(|| EngineError::Invariant("a network".into()))?.nodes;
     // Routers get addresses of their own in 10.255/16, never routed to a host.
@@ -54,6 +56,9 @@ pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<String,
     }
     let hosts: Vec<bool> = devices.iter().map(Option::is_some).collect();
     let mut world = world::EmuWorld::new(&net, seed, &addresses, &hosts, &setup.ports)?;
+    if setup.capture {
+        world = world.with_capture();
+    }
     let (end, report) = realtime::run(&mut world, &devices, setup.control, setup.limit)?;
     let refused = world.refused;
     let rate_error: serde_json::Map<String, serde_json::Value> = world
@@ -89,5 +94,5 @@ pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<String,
             "lag_bound_ms": setup.lag_bound_ms,
         }),
     );
-    Ok(value.to_string())
+    Ok((value.to_string(), world.pcap_files()))
 }

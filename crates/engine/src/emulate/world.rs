@@ -167,6 +167,8 @@ pub struct EmuWorld<'a> {
     pub refused: Refused,
     pub timeliness: Timeliness,
     events: u64,
+    /// When capturing: each interface's frames, each as it began on the wire (time, bytes).
+    capture: Option<Vec<Vec<(SimTime, Vec<u8>)>>>,
 }
 
 impl<'a> EmuWorld<'a> {
@@ -207,6 +209,7 @@ impl<'a> EmuWorld<'a> {
             refused: Refused::default(),
             timeliness: Timeliness::default(),
             events: 0,
+            capture: None,
         };
         w.timeliness.arrivals = vec![None; w.routes.ifaces.len()];
         for m in 0..w.media.len() {
@@ -214,6 +217,32 @@ impl<'a> EmuWorld<'a> {
             w.act(SimTime::ZERO, m as u32, 0);
         }
         Ok(w)
+    }
+
+    /// Keep every frame each interface puts on the wire, for [`EmuWorld::pcap_files`].
+    pub fn with_capture(mut self) -> Self {
+        self.capture = Some(vec![Vec::new(); self.routes.ifaces.len()]);
+        self
+    }
+
+    /// The capture as pcap files named by interface (`from-to`), as a simulated run's
+    /// (`Capture::pcap_files`): frames at the time they began on the wire, an interface that
+    /// sent nothing left out.
+    pub fn pcap_files(&mut self) -> Vec<(String, Vec<u8>)> {
+        let Some(capture) = self.capture.take() else { return Vec::new() };
+        let names = self.routes.ifaces.iter().map(|e| format!("{}-{}", self.net.nodes[e.from.index()].name, self.net.nodes[e.to.index()].name));
+        names
+            .zip(capture)
+            .filter(|(_, frames)| !frames.is_empty())
+            .map(|(name, frames)| {
+                let mut out = Vec::with_capacity(24 + frames.iter().map(|(_, b)| 16 + b.len()).sum::<usize>());
+                crate::capture::pcap::header(&mut out);
+                for (at, bytes) in frames {
+                    crate::capture::pcap::record(&mut out, at.0, &bytes);
+                }
+                (name, out)
+            })
+            .collect()
     }
 
     /// When the next event is due, if any.
@@ -333,7 +362,13 @@ impl<'a> EmuWorld<'a> {
                     let len = p.bytes.len() as u32;
                     self.nodes[sender].cpu.charge_card(now, len);
                 }
-                Out::Sent { .. } | Out::Notice { .. } => {}
+                Out::Sent { packet, start, .. } => {
+                    if let Some(c) = &mut self.capture {
+                        let p = self.packets.get_mut(packet);
+                        c[p.via as usize].push((start, p.bytes.clone()));
+                    }
+                }
+                Out::Notice { .. } => {}
                 Out::Deliver { packet, node, at } => {
                     let p = self.packets.get_mut(packet);
                     let copy = InFlight { bytes: p.bytes.clone(), via: p.via };
@@ -371,6 +406,10 @@ impl<'a> EmuWorld<'a> {
         }
         self.nodes[from as usize].cpu.charge_card(now, bytes);
         self.nodes[from as usize].radio.transmit_frame(start, start + air, bytes);
+        if let Some(c) = &mut self.capture {
+            let p = self.packets.get_mut(packet);
+            c[p.via as usize].push((start, p.bytes.clone()));
+        }
         match arrives {
             Some((to, at)) => {
                 self.nodes[to as usize].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, bytes);
@@ -460,7 +499,7 @@ impl<'a> EmuWorld<'a> {
 
     /// The record of the emulation over `[0, end)`. `complete` and `stop` say whether it ran to
     /// its end honestly, and why not.
-    pub fn finish(mut self, seed: u64, end: SimTime, complete: bool, stop: Option<String>) -> Result<NetRunResult, EngineError> {
+    pub fn finish(&mut self, seed: u64, end: SimTime, complete: bool, stop: Option<String>) -> Result<NetRunResult, EngineError> {
         let s = self.scenario;
         let net = self.net;
         let w_s = end.as_secs_f64();
@@ -633,5 +672,101 @@ fn charge_received(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
     }
     if tcp.timestamps {
         cpu.charge(now, Op::PawsCheck);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHAIN: &str = r#"
+[nodes]
+a = { profile = "singh2002-toshiba-wavelan" }
+r = {}
+b = { profile = "singh2002-toshiba-wavelan" }
+[[links]]
+between = ["a", "r"]
+rate = "1Mbps"
+delay = "10ms"
+[[links]]
+between = ["r", "b"]
+rate = "1Mbps"
+delay = "10ms"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+transport = "udp"
+traffic = { kind = "cbr", rate = "100kbps", packet = 972 }
+"#;
+
+    const A: [u8; 4] = [10, 0, 0, 1];
+    const B: [u8; 4] = [10, 0, 0, 3];
+
+    /// The chain's world: a and b are hosts, r a router; returns it with a's and b's indices.
+    fn chain(s: &Scenario) -> (EmuWorld<'_>, usize, usize) {
+        let nodes = &s.network().expect("network").nodes;
+        let at = |name: &str| nodes.iter().position(|n| n.name == name).expect("node");
+        let mut addresses = [[10, 0, 0, 2]; 3];
+        let mut hosts = [true; 3];
+        addresses[at("a")] = A;
+        addresses[at("b")] = B;
+        hosts[at("r")] = false;
+        (EmuWorld::new(s, 1, &addresses, &hosts, &[20000]).expect("world"), at("a"), at("b"))
+    }
+
+    /// A 1000-byte UDP datagram from `A` to `B` (972 payload bytes), TTL 64, checksummed.
+    fn datagram() -> Vec<u8> {
+        let mut p = vec![0u8; 1000];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&1000u16.to_be_bytes());
+        p[8] = 64;
+        p[9] = ip::UDP;
+        p[12..16].copy_from_slice(&A);
+        p[16..20].copy_from_slice(&B);
+        let c = crate::capture::wire::checksum(0, &p[..20]);
+        p[10..12].copy_from_slice(&c.to_be_bytes());
+        p[20..22].copy_from_slice(&5000u16.to_be_bytes());
+        p[22..24].copy_from_slice(&20000u16.to_be_bytes());
+        p[24..26].copy_from_slice(&980u16.to_be_bytes());
+        p
+    }
+
+    /// Two hops of 8 ms serialization (1000 bytes at 1 Mbit/s) and 10 ms propagation each: the
+    /// packet reaches b's host at 36 ms, not before, through the router r that took one off its
+    /// TTL (RFC 791 §3.2) and charged its forwarding.
+    #[test]
+    fn a_packet_crosses_a_router_in_the_links_own_time() {
+        let s = Scenario::from_toml(CHAIN).expect("scenario");
+        let (mut w, a, b) = chain(&s);
+        w.from_host(SimTime::ZERO, a, datagram());
+        let mut got = Vec::new();
+        w.run_due(SimTime(35_999_999), &mut |node, bytes| got.push((node, bytes.to_vec())));
+        assert!(got.is_empty(), "nothing arrives early");
+        w.run_due(SimTime(36_000_000), &mut |node, bytes| got.push((node, bytes.to_vec())));
+        assert_eq!(got.len(), 1);
+        let (node, bytes) = &got[0];
+        assert_eq!((*node, bytes[8], bytes.len()), (b, 63, 1000));
+        assert_eq!(crate::capture::wire::checksum(0, &bytes[..20]), 0, "header still valid");
+        let r = w.finish(1, SimTime(40_000_000), true, None).expect("record");
+        assert_eq!((r.nodes["r"].forwarded_packets, r.flows[0].datagrams_delivered), (1, 1));
+        assert_eq!(r.nodes["a"].cpu_ops["segment_sent"], 1);
+        assert_eq!(r.nodes["b"].cpu_ops["segment_received"], 1);
+    }
+
+    #[test]
+    fn packets_for_no_node_or_a_router_are_refused_and_counted() {
+        let s = Scenario::from_toml(CHAIN).expect("scenario");
+        let (mut w, a, _) = chain(&s);
+        let mut foreign = datagram();
+        foreign[19] = 99;
+        let mut to_router = datagram();
+        to_router[19] = 2;
+        w.from_host(SimTime::ZERO, a, foreign);
+        w.from_host(SimTime::ZERO, a, to_router);
+        w.from_host(SimTime::ZERO, a, vec![0x60; 40]);
+        let Refused { not_ipv4, foreign, to_router, unroutable } = w.refused;
+        assert_eq!((not_ipv4, foreign, to_router, unroutable), (1, 1, 1, 0));
+        assert_eq!(w.next_due(), None, "none of them reached a medium");
     }
 }

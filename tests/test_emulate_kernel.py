@@ -1,0 +1,163 @@
+"""Kernel mode end to end: the machine's own TCP between network namespaces, carried by the
+engine's links in real time (docs/emulation.md). Runs are short (10 Mbit/s, a few MB) so the
+file stays within seconds; each test states the property it checks and where it comes from."""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tcpenergy import api
+from tcpenergy.emulate import netns
+from tcpenergy.emulate.run import emulate
+from tcpenergy.exceptions import ScenarioError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def path_scenario(rate="10Mbps", delay="5ms", queue=1000, loss=0.0, bytes_="2MB", tcp=None):
+    """A single path; loss (Bernoulli, RFC-free: seed 000 §4's random loss) on data only."""
+    forward = {"rate": rate, "delay": delay, "queue": queue}
+    if loss:
+        forward["impairments"] = [{"kind": "bernoulli", "p": loss}]
+    return api.load_scenario({
+        "name": "kernel-test", "seed": 1, "stop_after": "60s",
+        "path": {"mtu": 1500, "forward": forward, "reverse": {"rate": rate, "delay": delay, "queue": queue}},
+        "tcp": dict(tcp or {"variant": "sack"}),
+        "traffic": {"kind": "bulk", "bytes": bytes_},
+    })
+
+
+def pcap_records(path: Path) -> int:
+    """Records in a pcap file (24-byte header, then 16-byte record headers)."""
+    data = path.read_bytes()
+    at, n = 24, 0
+    while at + 16 <= len(data):
+        caplen = struct.unpack_from("<I", data, at + 8)[0]
+        at += 16 + caplen
+        n += 1
+    return n
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory):
+    """A loss-free 2.5 MB transfer at 10 Mbit/s, captured."""
+    pcap = tmp_path_factory.mktemp("pcap")
+    record = emulate(path_scenario(bytes_="2500000"), pcap=pcap)
+    return record, pcap
+
+
+@pytest.fixture(scope="module")
+def lossy_run():
+    """A 1.5 MB transfer with 5 % Bernoulli loss on data, 20 ms each way."""
+    return emulate(path_scenario(loss=0.05, delay="20ms", bytes_="1500000"))
+
+
+def test_a_loss_free_transfer_fills_the_link_to_within_two_percent(clean_run):
+    # The link's rate counts IP bytes (frame_overhead 0): the sender's IP throughput over its
+    # active time is the link's rate less the handshake and the last ACK's round trip.
+    record, _ = clean_run
+    assert record["complete"], record.get("stop")
+    assert record["flow"]["bytes_delivered"] == 2_500_000
+    assert record["flow"]["retransmissions"] == 0
+    assert record["flow"]["throughput_bps"] == pytest.approx(10e6, rel=0.02)
+
+
+def test_every_event_ran_close_to_its_time(clean_run):
+    loop = clean_run[0]["emulation"]["loop"]
+    assert loop["lag_p99_ms"] <= 1.0 and loop["write_errors"] == 0
+    for name, error in clean_run[0]["emulation"]["rate_error"].items():
+        assert abs(error) < 0.01, name
+
+
+def test_bernoulli_loss_drops_data_at_its_probability(lossy_run):
+    # 5 % of the packets the link sent are lost, within the binomial 99.9 % interval.
+    forward = lossy_run["path"]["forward"]
+    n, lost = forward["packets_sent"], forward["dropped_channel"]
+    half = 3.29 * math.sqrt(0.05 * 0.95 / n)
+    assert abs(lost / n - 0.05) <= half, (lost, n)
+    assert lossy_run["path"]["reverse"]["dropped_channel"] == 0
+
+
+def test_the_kernels_rtt_is_the_configured_delay_and_serialization(lossy_run):
+    # 2 x 20 ms of propagation; a full segment takes 1.2 ms at 10 Mbit/s and its ACK 0.05 ms.
+    info = lossy_run["kernel"]["flows"]["main"]["sender"]["tcp_info"]
+    assert 40_000 <= info["min_rtt_us"] <= 42_500
+
+
+def test_the_wire_and_the_kernel_count_the_same_retransmissions(lossy_run):
+    # What the packets show (a segment starting below the highest sequence sent) is what the
+    # stack counted (TCP_INFO total_retrans, the namespace's RetransSegs).
+    flow = lossy_run["flow"]
+    kernel = lossy_run["kernel"]
+    assert flow["retransmissions"] > 0
+    assert flow["retransmissions"] == kernel["flows"]["main"]["sender"]["tcp_info"]["total_retrans"]
+    assert flow["retransmissions"] == kernel["nodes"]["sender"]["Tcp.RetransSegs"]
+    assert flow["bytes_delivered"] == 1_500_000
+
+
+def test_the_capture_holds_what_each_link_sent(clean_run):
+    record, pcap = clean_run
+    for direction, (a, b) in {"forward": ("sender", "receiver"), "reverse": ("receiver", "sender")}.items():
+        assert pcap_records(pcap / f"{a}-{b}.pcap") == record["path"][direction]["packets_sent"]
+
+
+def test_the_energy_breakdown_sums_to_the_total(clean_run):
+    for side in ("sender", "receiver"):
+        e = clean_run[0]["energy"][side]
+        assert sum(e["breakdown_j"].values()) == pytest.approx(e["total_j"], rel=1e-9)
+
+
+def test_nothing_the_run_made_is_left_behind(clean_run):
+    assert not [n for n in netns.ours() if n.startswith(f"{netns.PREFIX}{__import__('os').getpid()}-")]
+
+
+@pytest.mark.parametrize("tcp, key", [
+    ({"variant": "tahoe"}, "tcp.variant"),
+    ({"variant": "sack", "delayed_ack": {"every": 2, "timeout": "200ms"}}, "tcp.delayed_ack"),
+    ({"variant": "sack", "cwnd_growth": "per_ack"}, "tcp.cwnd_growth"),
+    ({"variant": "sack", "stack": "freebsd-4.3"}, "tcp.stack"),
+    ({"variant": "elfn"}, "tcp.variant"),
+])
+def test_a_setting_the_kernel_cannot_honour_is_refused_by_its_key(tcp, key):
+    with pytest.raises(ScenarioError) as err:
+        emulate(path_scenario(tcp=tcp))
+    assert err.value.path == key
+
+
+def test_the_command_line_refuses_in_one_line_with_exit_2(tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[path.forward]\nrate = "1Mbps"\ndelay = "1ms"\n[tcp]\nvariant = "tahoe"\n'
+                        '[traffic]\nkind = "bulk"\nbytes = 1000\n')
+    out = tmp_path / "r.json"
+    done = subprocess.run([sys.executable, "-m", "tcpenergy", "emulate", str(scenario), "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "tcp.variant" in done.stderr
+    assert not out.exists()
+
+
+def test_cleanup_removes_what_a_killed_run_left(tmp_path):
+    # A namespace named for a process that no longer exists is what a SIGKILL leaves.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    name = f"{netns.PREFIX}{dead.pid}-1-0"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    done = subprocess.run([sys.executable, "-m", "tcpenergy", "emulate", "--cleanup"], capture_output=True, text=True,
+                          cwd=REPO, env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert name in done.stdout and name not in netns.ours()
+
+
+def test_the_record_is_written_with_mode_and_parameters(clean_run):
+    record, _ = clean_run
+    assert record["mode"] == "emulated"
+    # Keys the scenario leaves unset run as the kernel does: the linux-6 preset, recorded.
+    assert record["parameters"]["tcp.stack"] == "linux-6"
+    json.dumps(record)
