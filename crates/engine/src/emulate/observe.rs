@@ -61,8 +61,9 @@ impl Connection {
         seq.wrapping_sub(self.isn.unwrap_or(0))
     }
 
-    /// The source sent `tcp` in an IP packet of `ip_bytes` at `now`.
-    pub fn source_sent(&mut self, now: SimTime, tcp: &Tcp, ip_bytes: u32) {
+    /// The source sent `tcp` at `now` (its bytes count once they leave the first hop:
+    /// [`Connection::left_first_hop`]).
+    pub fn source_sent(&mut self, now: SimTime, tcp: &Tcp) {
         if tcp.flags & SYN != 0 && self.isn.is_none() {
             self.isn = Some(tcp.seq);
             self.started_at = Some(now);
@@ -73,7 +74,6 @@ impl Connection {
         }
         let d = &mut self.data;
         d.segments += 1;
-        d.ip_bytes += ip_bytes as u64;
         if tcp.flags & CWR != 0 {
             d.cwr += 1;
         }
@@ -96,20 +96,29 @@ impl Connection {
             if let (None, Some((ack, _))) = (self.all_acked_at, self.last_ack) {
                 if ack >= fin {
                     self.all_acked_at = Some(self.last_ack_at);
-                    self.data_ip_bytes_then = self.data.ip_bytes - ip_bytes as u64;
+                    self.data_ip_bytes_then = self.data.ip_bytes;
                 }
             }
         }
     }
 
+    /// An IP packet of `ip_bytes` of the connection left its sender's first hop (the source's
+    /// when `from_source`), as the simulation counts a flow end's bytes: a packet its own
+    /// interface's queue dropped never left.
+    pub fn left_first_hop(&mut self, from_source: bool, ip_bytes: u32) {
+        if self.isn.is_some() {
+            let side = if from_source { &mut self.data } else { &mut self.acks };
+            side.ip_bytes += ip_bytes as u64;
+        }
+    }
+
     /// The destination sent `tcp` (acknowledgments, its SYN-ACK and FIN) at `now`.
-    pub fn destination_sent(&mut self, _now: SimTime, tcp: &Tcp, ip_bytes: u32) {
+    pub fn destination_sent(&mut self, _now: SimTime, tcp: &Tcp) {
         if self.isn.is_none() {
             return;
         }
         let a = &mut self.acks;
         a.segments += 1;
-        a.ip_bytes += ip_bytes as u64;
         a.sack_blocks += tcp.sack_blocks as u64;
         if tcp.is_pure_ack() {
             a.pure_acks += 1;
@@ -236,22 +245,26 @@ mod tests {
         let isn = 1_000;
         let mut c = Connection::default();
         let t = SimTime;
-        c.source_sent(t(0), &seg(isn, 0, SYN, 0), 60);
-        c.destination_sent(t(1), &seg(9, isn + 1, SYN | ACK, 0), 60);
+        c.source_sent(t(0), &seg(isn, 0, SYN, 0));
+        c.left_first_hop(true, 60);
+        c.destination_sent(t(1), &seg(9, isn + 1, SYN | ACK, 0));
         for (k, at) in [(0u32, 2), (1, 3), (2, 4)] {
-            c.source_sent(t(at), &seg(isn + 1 + 1000 * k, 10, ACK, 1000), 1040);
+            c.source_sent(t(at), &seg(isn + 1 + 1000 * k, 10, ACK, 1000));
+            c.left_first_hop(true, 1040);
         }
         c.destination_got(t(5), &seg(isn + 1, 10, ACK, 1000));
         c.destination_got(t(6), &seg(isn + 2001, 10, ACK, 1000));
-        c.destination_sent(t(7), &seg(10, isn + 1001, ACK, 0), 40);
-        c.destination_sent(t(8), &seg(10, isn + 1001, ACK, 0), 40);
+        c.destination_sent(t(7), &seg(10, isn + 1001, ACK, 0));
+        c.destination_sent(t(8), &seg(10, isn + 1001, ACK, 0));
         c.source_got(t(9), &seg(10, isn + 1001, ACK, 0));
         c.source_got(t(10), &seg(10, isn + 1001, ACK, 0));
-        c.source_sent(t(11), &seg(isn + 1001, 10, ACK, 1000), 1040);
+        c.source_sent(t(11), &seg(isn + 1001, 10, ACK, 1000));
+        c.left_first_hop(true, 1040);
         c.destination_got(t(12), &seg(isn + 1001, 10, ACK, 1000));
-        c.destination_sent(t(13), &seg(10, isn + 3001, ACK, 0), 40);
-        c.source_sent(t(14), &seg(isn + 3001, 10, FIN | ACK, 0), 40);
-        c.destination_sent(t(15), &seg(10, isn + 3002, FIN | ACK, 0), 40);
+        c.destination_sent(t(13), &seg(10, isn + 3001, ACK, 0));
+        c.source_sent(t(14), &seg(isn + 3001, 10, FIN | ACK, 0));
+        c.left_first_hop(true, 40);
+        c.destination_sent(t(15), &seg(10, isn + 3002, FIN | ACK, 0));
         c.source_got(t(16), &seg(10, isn + 3002, FIN | ACK, 0));
         let r = c.result(1.0);
         assert_eq!((r.bytes_delivered, r.data_segments_sent, r.retransmissions, r.dupacks_received), (3000, 4, 1, 1));

@@ -289,7 +289,6 @@ impl<'a> EmuWorld<'a> {
             self.refused.unroutable += 1;
             return;
         };
-        let len = hdr.total_len as u32;
         let n = &mut self.nodes[node];
         n.originated += 1;
         // The protocol work of building it, read off its headers.
@@ -299,9 +298,9 @@ impl<'a> EmuWorld<'a> {
                 if let Some((f, forward)) = self.flow_of(node, dest, hdr.protocol, tcp.src_port, tcp.dst_port) {
                     let c = &mut self.flows[f].tcp;
                     if forward {
-                        c.source_sent(now, &tcp, len);
+                        c.source_sent(now, &tcp);
                     } else {
-                        c.destination_sent(now, &tcp, len);
+                        c.destination_sent(now, &tcp);
                     }
                 }
             }
@@ -312,7 +311,6 @@ impl<'a> EmuWorld<'a> {
                     if let Some((f, true)) = self.flow_of(node, dest, hdr.protocol, sp, dp) {
                         let w = &mut self.flows[f];
                         w.datagrams_sent += 1;
-                        w.udp_ip_bytes += len as u64;
                         w.first_datagram_at.get_or_insert(now);
                     }
                 }
@@ -363,10 +361,12 @@ impl<'a> EmuWorld<'a> {
                     self.nodes[sender].cpu.charge_card(now, len);
                 }
                 Out::Sent { packet, start, .. } => {
+                    let p = self.packets.get_mut(packet);
+                    let via = p.via as usize;
                     if let Some(c) = &mut self.capture {
-                        let p = self.packets.get_mut(packet);
-                        c[p.via as usize].push((start, p.bytes.clone()));
+                        c[via].push((start, p.bytes.clone()));
                     }
+                    self.count_first_hop(packet, via);
                 }
                 Out::Notice { .. } => {}
                 Out::Deliver { packet, node, at } => {
@@ -397,6 +397,30 @@ impl<'a> EmuWorld<'a> {
         self.hand(now, medium, port, Handed { packet, wire_len, ect });
     }
 
+    /// The packet in `packet` left interface `via`: when that is its source's first hop, its
+    /// flow end's bytes count now (as the simulation counts them, `sim::network`).
+    fn count_first_hop(&mut self, packet: u32, via: usize) {
+        let from = self.routes.ifaces[via].from.index();
+        let bytes = &self.packets.get_mut(packet).bytes;
+        let Some(hdr) = Ipv4::parse(bytes) else { return };
+        if self.address_of.get(&hdr.src) != Some(&from) {
+            return;
+        }
+        let Some(&dest) = self.address_of.get(&hdr.dst) else { return };
+        let len = hdr.total_len as u32;
+        let ports = match Tcp::parse(bytes, &hdr) {
+            Some(t) => Some((t.src_port, t.dst_port)),
+            None => ip::udp(bytes, &hdr).map(|(s, d, _)| (s, d)),
+        };
+        let Some((sp, dp)) = ports else { return };
+        if let Some((f, forward)) = self.flow_of(from, dest, hdr.protocol, sp, dp) {
+            match self.keys[f].transport {
+                Transport::Tcp => self.flows[f].tcp.left_first_hop(forward, len),
+                Transport::Udp => self.flows[f].udp_ip_bytes += len as u64,
+            }
+        }
+    }
+
     /// A frame a link put on the wire: mark it, charge its sender's card, log the radios and
     /// schedule its arrival.
     fn on_the_air(&mut self, now: SimTime, f: medium::Frame) {
@@ -406,10 +430,11 @@ impl<'a> EmuWorld<'a> {
         }
         self.nodes[from as usize].cpu.charge_card(now, bytes);
         self.nodes[from as usize].radio.transmit_frame(start, start + air, bytes);
+        let via = self.packets.get_mut(packet).via as usize;
         if let Some(c) = &mut self.capture {
-            let p = self.packets.get_mut(packet);
-            c[p.via as usize].push((start, p.bytes.clone()));
+            c[via].push((start, self.packets.get_mut(packet).bytes.clone()));
         }
+        self.count_first_hop(packet, via);
         match arrives {
             Some((to, at)) => {
                 self.nodes[to as usize].radio.receive_frame(SimTime(at.0.saturating_sub(air.0)), at, bytes);
