@@ -161,3 +161,36 @@ def test_the_record_is_written_with_mode_and_parameters(clean_run):
     # Keys the scenario leaves unset run as the kernel does: the linux-6 preset, recorded.
     assert record["parameters"]["tcp.stack"] == "linux-6"
     json.dumps(record)
+
+
+def test_an_emulated_and_a_simulated_sweep_sit_side_by_side_in_one_store(tmp_path):
+    # The "mode" column: one store, one summary, a cell's kernel and simulator runs as
+    # two groups (label.mode), never averaged together.
+    from tcpenergy.experiments.frame import runs_frame
+    from tcpenergy.experiments.runner import sweep
+    from tcpenergy.experiments.stats import summarize
+    from tcpenergy.experiments.store import open_store
+
+    base = path_scenario(bytes_="300000").data
+    simulated = {"base": base, "name": "sim", "seeds": [1], "axes": {"tcp.variant": ["sack", "cubic"]},
+                 "set": {"tcp.stack": "linux-6"}}
+    store = tmp_path / "both.duckdb"
+    sweep(simulated, store, jobs=1, progress=False)
+    outcome = sweep({**simulated, "name": "kernel", "mode": "emulated"}, store, progress=False)
+    assert (outcome.ran, outcome.failed) == (2, 0)
+    with open_store(store) as st:
+        frame = runs_frame(st.records())
+    assert sorted(frame["mode"]) == ["emulated", "emulated", "simulated", "simulated"]
+    table = summarize(frame, metrics=["flow.goodput_bps"])
+    assert sorted(zip(table["label.tcp.variant"], table["label.mode"])) == [
+        ("cubic", "emulated"), ("cubic", "simulated"), ("sack", "emulated"), ("sack", "simulated")]
+
+
+def test_an_emulated_sweep_refuses_parallel_jobs_before_making_a_store(tmp_path):
+    from tcpenergy.experiments.errors import ExecutorError
+    from tcpenergy.experiments.runner import sweep
+
+    spec = {"base": path_scenario().data, "name": "k", "mode": "emulated"}
+    with pytest.raises(ExecutorError, match="one run at a time"):
+        sweep(spec, tmp_path / "k.duckdb", jobs=2, progress=False)
+    assert not (tmp_path / "k.duckdb").exists()

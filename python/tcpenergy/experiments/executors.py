@@ -90,6 +90,29 @@ def run_items(items: Sequence[Item], base_json: Optional[str] = None) -> List[Re
     return out
 
 
+def run_emulated_items(items: Sequence[Item], base_json: Optional[str] = None) -> List[Result]:
+    """Run a chunk in kernel mode (docs/emulation.md), one run after another in this process."""
+    import json
+
+    from tcpenergy import api
+    from tcpenergy.emulate.run import emulate
+
+    base = api.load_scenario(json.loads(base_json if base_json is not None else _BASE))
+    out = []
+    for index, seed, overrides in items:
+        start = time.perf_counter()
+        try:
+            record = emulate(base, seed, [(key, json.loads(text)) for key, text in overrides])
+            text, status, error = json.dumps(record, separators=(",", ":")), "ok", None
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:
+            text, status, error = None, "failed", f"{type(exc).__name__}: {exc}"
+        out.append({"index": index, "status": status, "error": error, "result": text,
+                    "wall_s": time.perf_counter() - start})
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # chunking
 
@@ -253,7 +276,7 @@ class DaskExecutor:
             self._cluster.close()
 
 
-def check_options(kind: str, jobs: Optional[int], scheduler: Any) -> None:
+def check_options(kind: str, jobs: Optional[int], scheduler: Any, mode: str = "simulated") -> None:
     """Refuse unusable executor options before anything is started or created."""
     if kind not in EXECUTORS:
         raise ExecutorError(f"unknown executor {kind!r}; use one of {', '.join(EXECUTORS)}")
@@ -261,11 +284,26 @@ def check_options(kind: str, jobs: Optional[int], scheduler: Any) -> None:
         raise ExecutorError(f"jobs must be an integer >= 1, got {jobs!r}")
     if kind == "local" and scheduler:
         raise ExecutorError("a scheduler is only used with the dask executor")
+    if mode == "emulated" and (kind != "local" or (jobs or 1) != 1):
+        raise ExecutorError("an emulated sweep runs one run at a time on this machine (its timing is "
+                            "real): use the local executor with one job (--jobs 1)")
 
 
-def make_executor(kind: str = "local", jobs: Optional[int] = None, scheduler: Any = None) -> Any:
-    """``local`` (in this process for one job, else a process pool) or ``dask``."""
-    check_options(kind, jobs, scheduler)
+class EmulatedExecutor(SerialExecutor):
+    """Kernel-mode runs, one at a time in this process: their timing is real, so two at once
+    would share the cores and distort each other."""
+
+    def run(self, base_json: str, items: Sequence[Item], work: Any = run_emulated_items) -> Iterator[List[Result]]:
+        return super().run(base_json, items, work)
+
+
+def make_executor(kind: str = "local", jobs: Optional[int] = None, scheduler: Any = None,
+                  mode: str = "simulated") -> Any:
+    """``local`` (in this process for one job, else a process pool) or ``dask``; emulated runs
+    only in this process, one at a time."""
+    check_options(kind, jobs, scheduler, mode)
+    if mode == "emulated":
+        return EmulatedExecutor()
     jobs = jobs or default_jobs()
     if kind == "local":
         return SerialExecutor() if jobs == 1 else PoolExecutor(jobs)

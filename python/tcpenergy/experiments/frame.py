@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
+from tcpenergy.experiments.plan import mode_of
 from tcpenergy.outputs import OutputPathError, atomic_write
 from tcpenergy.records import flatten, flows_by_name
 
@@ -108,10 +109,22 @@ def runs_frame(records: Sequence[Mapping[str, Any]]) -> "pd.DataFrame":
     results = flatten_columns([flows_by_name(json.loads(r["result"])) if r.get("result")
                                else None for r in records])
     for key, values in results.items():
-        if key in RUN_COLUMNS:
-            continue  # seed and engine_version: the same values, already there
+        if key in RUN_COLUMNS or key == "mode":
+            continue  # seed and engine_version: the same values, already there; mode below
         columns[f"result.{key}" if key in columns else key] = values
+    columns.update(_mode_columns(records))
     return pd.DataFrame(columns)
+
+
+def _mode_columns(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Any]]:
+    """``mode`` of each run (simulated or emulated, read off its key); where a frame holds both,
+    also ``label.mode``, so that a cell's simulated and emulated runs are two groups, side by
+    side in summaries and reports."""
+    modes = [mode_of(r.get("run_key", "")) for r in records]
+    columns: Dict[str, List[Any]] = {"mode": modes}
+    if len(set(modes)) > 1:
+        columns[LABEL_PREFIX + "mode"] = modes
+    return columns
 
 
 def _label_columns(records: Sequence[Mapping[str, Any]]) -> Dict[str, List[Any]]:
@@ -164,6 +177,7 @@ def scenario_flows(scenario: Mapping[str, Any]) -> List[Dict[str, Any]]:
 def _stored_rows(record: Mapping[str, Any], labels: Mapping[str, Any]) -> List[Dict[str, Any]]:
     run = {c: record.get(c) for c in RUN_COLUMNS}
     run.update({LABEL_PREFIX + axis: value for axis, value in labels.items()})
+    run["mode"] = mode_of(record.get("run_key", ""))
     result = json.loads(record["result"]) if record.get("result") else None
     if result is None:
         scenario = json.loads(record.get("scenario") or "{}")
@@ -203,6 +217,9 @@ def flows_frame(source: RunSource) -> "pd.DataFrame":
             rows.extend(_stored_rows(record, labels))
         else:
             rows.extend(_record_rows(record))
+    if len({row.get("mode") for row in rows} - {None}) > 1:
+        for row in rows:
+            row[LABEL_PREFIX + "mode"] = row.get("mode")
     columns = list(dict.fromkeys(k for row in rows for k in row))
     if not rows:
         columns = [*RUN_COLUMNS, *_RUN_RESULT_COLUMNS, FLOW_PREFIX + "name"]

@@ -3,7 +3,8 @@
 scenario_hash = sha256 of the normalized scenario JSON (keys sorted; ``name`` and ``seed`` left out,
 so renaming the base file or changing its default seed does not change what a run is), first 16 hex
 digits. run_key = "<scenario_hash>-<seed>-<engine version>": a stored run with that key is the same
-computation, so a re-run may skip it.
+computation, so a re-run may skip it. An emulated run's key ends in "-emulated" (the kernel ran
+it; docs/emulation.md).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Plan:
     engine_version: str
     runs: List[PlannedRun]
     duplicates: int  # runs of two cells that turned out to be the same scenario; run once
+    mode: str = "simulated"
 
 
 def scenario_hash(normalized: Mapping[str, Any]) -> str:
@@ -56,8 +58,16 @@ def scenario_hash(normalized: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def run_key(hash_: str, seed: int, version: str) -> str:
-    return f"{hash_}-{seed}-{version}"
+EMULATED_SUFFIX = "-emulated"
+
+
+def run_key(hash_: str, seed: int, version: str, mode: str = "simulated") -> str:
+    return f"{hash_}-{seed}-{version}" + (EMULATED_SUFFIX if mode == "emulated" else "")
+
+
+def mode_of(key: str) -> str:
+    """Whether the run of ``key`` was simulated or emulated."""
+    return "emulated" if str(key).endswith(EMULATED_SUFFIX) else "simulated"
 
 
 def make_plan(spec: SweepSpec) -> Plan:
@@ -71,12 +81,12 @@ def make_plan(spec: SweepSpec) -> Plan:
         cell = cells.get(item.cell)
         if cell is None:
             cell = cells[item.cell] = _make_cell(base, item.cell, item.overrides, item.labels, spec)
-        key = run_key(cell.scenario_hash, item.seed, version)
+        key = run_key(cell.scenario_hash, item.seed, version, spec.mode)
         if key not in seen:
             seen.add(key)
             runs.append(PlannedRun(key, item.seed, cell))
     total = spec.cells() * len(spec.seed_list)
-    return Plan(spec.sweep_name, base.to_json(), version, runs, total - len(runs))
+    return Plan(spec.sweep_name, base.to_json(), version, runs, total - len(runs), spec.mode)
 
 
 def _make_cell(base, index: int, overrides: Dict[str, Any], labels: Dict[str, Any],

@@ -133,7 +133,7 @@ def sweep(
     started = time.perf_counter()
     spec = load_sweep(spec)
     plan = make_plan(spec)
-    check_options(executor, jobs, scheduler)
+    check_options(executor, jobs, scheduler, plan.mode)
     store_path = Path(store) if store is not None else spec.default_store()
     outcome = SweepOutcome(plan.name, store_path, len(plan.runs), duplicates=plan.duplicates)
     with open_store(store_path, create=True) as st:
@@ -145,7 +145,7 @@ def sweep(
         outcome.skipped = len(plan.runs) - len(todo)
         if todo:
             writer = _BatchWriter(st, plan, outcome, st.keys() - stored)
-            _execute(writer, plan, todo, make_executor(executor, jobs, scheduler), progress,
+            _execute(writer, plan, todo, make_executor(executor, jobs, scheduler, plan.mode), progress,
                      outcome.skipped)
         _check_stored(st, plan, outcome)
     outcome.wall_s = time.perf_counter() - started

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
-from typing import Annotated, Any, Dict, List, Mapping, Optional, Union
+from typing import Annotated, Any, Dict, List, Literal, Mapping, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, ValidationError
 
@@ -61,6 +61,9 @@ class SweepSpec(BaseModel):
     seeds: Optional[List[StrictInt]] = Field(None, min_length=1)
     axes: Dict[str, Annotated[List[Any], Field(min_length=1)]] = Field(default_factory=dict)
     fixed: Dict[str, Any] = Field(default_factory=dict, alias="set")
+    # "emulated": each run is the machine's own TCP in kernel mode (docs/emulation.md), one at
+    # a time; "simulated" (the default): the engine's.
+    mode: Literal["simulated", "emulated"] = "simulated"
 
     _source: Optional[Path] = PrivateAttr(None)
     _base: Optional[Scenario] = PrivateAttr(None)
