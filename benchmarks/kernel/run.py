@@ -1,0 +1,226 @@
+"""The kernel grid: the machine's own TCP (kernel mode) and tcpenergy's simulator on matched
+cells; goodput, retransmissions and timeouts, and their ratios kernel / simulator.
+
+    sudo python benchmarks/kernel/run.py                  # the full grid, 3 seeds
+    sudo python benchmarks/kernel/run.py --quick          # 8 cells, 1 seed: a smoke test
+    sudo python benchmarks/kernel/run.py --seeds 1 --record
+
+Cells: congestion control reno, cubic and bbr x SACK on and off x Bernoulli loss on data 0, 1, 5,
+10 % x one-way delay 5, 20, 100 ms x 2 and 20 Mbit/s; MTU 1500, queue 100 packets each way, a
+bulk transfer of 1 MB at 2 Mbit/s and 5 MB at 20 Mbit/s, nodes without a PHY limit. Kernel mode
+runs the scenario with `--congestion` set to the cell's module; the simulator runs it with
+`tcp.stack = "linux-6"` and the variant that matches: reno with SACK is `sack`, without it
+`newreno`, cubic with SACK `cubic`. The simulator has no CUBIC without SACK and no BBR: those
+cells have the kernel side only.
+
+Kernel runs go one at a time (their timing is real) and are kept, one JSON line each, in
+--out/kernel.jsonl, keyed by cell, seed, kernel release and engine version: an interrupted grid
+resumes where it stopped. Writes cells.csv and summary.md to --out (default
+benchmarks/kernel/out/) and prints the summary line; --record also writes LAST.md beside this
+file. A run that is incomplete (the clock fell behind, the transfer did not finish) is left out
+of its cell's means and counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = HERE.parent
+sys.path.insert(0, str(BENCHMARKS))
+
+from fidelity.table import mean, ratio, side_means  # noqa: E402
+from run import import_tcpenergy, machine_line  # noqa: E402
+
+DEFAULT_OUT = HERE / "out"
+LAST = HERE / "LAST.md"
+# Goodput agreement used by the summary line (as benchmarks/fidelity's).
+GOODPUT_TOLERANCE = 0.15
+
+
+@dataclass(frozen=True)
+class Cell:
+    congestion: str
+    sack: bool
+    loss: float
+    delay_ms: int
+    rate_mbps: int
+
+    def key(self) -> str:
+        return f"{self.congestion}-{'sack' if self.sack else 'nosack'}-{self.loss}-{self.delay_ms}ms-{self.rate_mbps}M"
+
+    def kernel_variant(self) -> str:
+        return "sack" if self.sack else "newreno"
+
+    def simulator_variant(self) -> str | None:
+        """The engine variant that matches, if there is one."""
+        return {("reno", True): "sack", ("reno", False): "newreno", ("cubic", True): "cubic"}.get(
+            (self.congestion, self.sack))
+
+
+def cells(quick: bool) -> list[Cell]:
+    if quick:
+        grid = itertools.product(("reno", "cubic"), (True,), (0.0, 0.05), (5, 20), (2,))
+    else:
+        grid = itertools.product(("reno", "cubic", "bbr"), (True, False), (0.0, 0.01, 0.05, 0.10),
+                                 (5, 20, 100), (2, 20))
+    return [Cell(*c) for c in grid]
+
+
+def scenario(cell: Cell, variant: str) -> dict:
+    """The cell's path, with `variant` and nothing else set on TCP."""
+    rate = f"{cell.rate_mbps}Mbps"
+    forward = {"rate": rate, "delay": f"{cell.delay_ms}ms", "queue": 100}
+    if cell.loss:
+        forward["impairments"] = [{"kind": "bernoulli", "p": cell.loss}]
+    return {
+        "name": f"kernel-grid-{cell.key()}", "seed": 1, "stop_after": "10min",
+        "path": {"mtu": 1500, "forward": forward, "reverse": {"rate": rate, "delay": f"{cell.delay_ms}ms", "queue": 100}},
+        "tcp": {"variant": variant},
+        "traffic": {"kind": "bulk", "bytes": "1MB" if cell.rate_mbps <= 2 else "5MB"},
+        "energy": {"sender": "ideal-nic-0.3", "receiver": "ideal-nic-0.3"},
+    }
+
+
+def summary_of(record: dict) -> dict:
+    flow = record["flow"]
+    return {"complete": bool(record["complete"]), "goodput_bps": flow["goodput_bps"],
+            "retransmissions": flow["retransmissions"], "timeouts": flow["timeouts"],
+            "stop": record.get("stop"), "lag_p99_ms": (record.get("emulation") or {}).get("loop", {}).get("lag_p99_ms")}
+
+
+class KernelRuns:
+    """Finished kernel runs, one JSON line each, appended as they finish. A run whose clock fell
+    behind (a busy machine) is not kept: the next invocation runs it again."""
+
+    def __init__(self, path: Path, tag: str):
+        self.path, self.tag, self.runs = path, tag, {}
+        if path.exists():
+            for line in path.read_text().splitlines():
+                entry = json.loads(line)
+                if "clock fell behind" not in (entry["run"].get("stop") or ""):
+                    self.runs[entry["key"]] = entry["run"]
+
+    def key(self, cell: Cell, seed: int) -> str:
+        return f"{cell.key()}/{seed}/{self.tag}"
+
+    def add(self, key: str, run: dict) -> None:
+        self.runs[key] = run
+        with self.path.open("a") as f:
+            f.write(json.dumps({"key": key, "run": run}) + "\n")
+
+
+def run_grid(tcpenergy, grid: list[Cell], seeds: range, out: Path) -> list[dict]:
+    from tcpenergy import api
+    from tcpenergy.emulate.run import emulate
+
+    tag = f"{platform.release()}/{tcpenergy.engine_version()}"
+    kernel = KernelRuns(out / "kernel.jsonl", tag)
+    rows = []
+    todo = sum(kernel.key(c, s) not in kernel.runs for c in grid for s in seeds)
+    done, started = 0, time.monotonic()
+    for cell in grid:
+        k_runs, s_runs = [], []
+        for seed in seeds:
+            key = kernel.key(cell, seed)
+            if key not in kernel.runs:
+                record = emulate(api.load_scenario(scenario(cell, cell.kernel_variant())), seed,
+                                 congestion=cell.congestion)
+                kernel.add(key, summary_of(record))
+                done += 1
+                print(f"[{done}/{todo}, {time.monotonic() - started:.0f} s] {key}: "
+                      f"{kernel.runs[key]['goodput_bps'] / 1e3:.0f} kbit/s", file=sys.stderr, flush=True)
+            k_runs.append(kernel.runs[key])
+            variant = cell.simulator_variant()
+            if variant is not None:
+                record, _ = api.execute(api.load_scenario(scenario(cell, variant)), seed, [("tcp.stack", "linux-6")])
+                s_runs.append(summary_of(record))
+        rows.append(row_of(cell, k_runs, s_runs))
+    return rows
+
+
+def row_of(cell: Cell, kernel_runs: list[dict], sim_runs: list[dict]) -> dict:
+    k, s = side_means(kernel_runs), side_means(sim_runs)
+    row = {**asdict(cell), "kernel_complete": f"{k['complete']}/{k['runs']}",
+           "sim_complete": f"{s['complete']}/{s['runs']}" if sim_runs else "-"}
+    for m in ("goodput_bps", "retransmissions", "timeouts"):
+        row[f"kernel_{m}"] = k[m]
+        row[f"sim_{m}"] = s[m] if sim_runs else None
+        row[f"{m}_ratio"] = ratio(k[m], s[m]) if sim_runs else None
+    return row
+
+
+def summary_line(rows: list[dict]) -> str:
+    matched = [r for r in rows if r["goodput_bps_ratio"] is not None]
+    within = [r for r in matched if abs(r["goodput_bps_ratio"] - 1) <= GOODPUT_TOLERANCE]
+    ratios = sorted(r["goodput_bps_ratio"] for r in matched)
+    median = ratios[len(ratios) // 2] if ratios else None
+    incomplete = sum(int(r["kernel_complete"].split("/")[1]) - int(r["kernel_complete"].split("/")[0]) for r in rows)
+    shown = f"{median:.3f}" if median is not None else "-"
+    return (f"{len(rows)} cells, {len(matched)} with a simulator twin: goodput within "
+            f"{GOODPUT_TOLERANCE:.0%} in {len(within)}/{len(matched)}; median goodput ratio kernel/simulator "
+            f"{shown}; kernel runs left out as incomplete: {incomplete}")
+
+
+def write(rows: list[dict], out: Path, seeds: range, header: str) -> str:
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "cells.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+    def num(x, scale=1.0, digits=0):
+        return "-" if x is None else f"{x / scale:,.{digits}f}"
+
+    lines = [header, "", summary_line(rows), "",
+             "| cc | SACK | loss | delay | rate | kernel kbit/s | sim kbit/s | ratio | kernel retx | sim retx | kernel RTOs | sim RTOs | kernel complete |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['congestion']} | {'on' if r['sack'] else 'off'} | {r['loss']:.0%} | {r['delay_ms']} ms | "
+                     f"{r['rate_mbps']} Mbit/s | {num(r['kernel_goodput_bps'], 1e3)} | {num(r['sim_goodput_bps'], 1e3)} | "
+                     f"{num(r['goodput_bps_ratio'], 1, 3)} | {num(r['kernel_retransmissions'], 1, 1)} | "
+                     f"{num(r['sim_retransmissions'], 1, 1)} | {num(r['kernel_timeouts'], 1, 1)} | "
+                     f"{num(r['sim_timeouts'], 1, 1)} | {r['kernel_complete']} |")
+    text = "\n".join(lines) + "\n"
+    (out / "summary.md").write_text(text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="8 cells, 1 seed")
+    p.add_argument("--seeds", type=int, default=None, help="seeds per cell (default 3; 1 with --quick)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--record", action="store_true", help=f"also write {LAST.name}")
+    args = p.parse_args(argv)
+    tcpenergy = import_tcpenergy()
+    from tcpenergy.emulate import netns
+
+    reason = netns.unavailable()
+    if reason:
+        print(f"error: kernel mode unavailable: {reason}", file=sys.stderr)
+        return 2
+    seeds = range(1, (args.seeds or (1 if args.quick else 3)) + 1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    grid = cells(args.quick)
+    rows = run_grid(tcpenergy, grid, seeds, args.out)
+    header = (f"Kernel grid: `python benchmarks/kernel/run.py{' --quick' if args.quick else ''} --seeds {len(seeds)}`, "
+              f"kernel {platform.release()}, engine {tcpenergy.engine_version()}, {machine_line()}; "
+              f"means over {len(seeds)} seed(s) per cell, ratios kernel / simulator.")
+    text = write(rows, args.out, seeds, header)
+    if args.record:
+        LAST.write_text(text)
+    print(summary_line(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
