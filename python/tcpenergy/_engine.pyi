@@ -30,7 +30,7 @@ def run_captured(
     profiles: list[list[tuple[str, str]]] = ...,
     trace_flows: Optional[list[str]] = None,
     trace_nodes: list[str] = ...,
-) -> tuple[str, list[tuple[str, bytes]]]: ...
+) -> tuple[str, list[tuple[str, bytes]], list[tuple[str, bytes]]]: ...
 def run_each_profile(
     scenario_json: str,
     seed: Optional[int] = None,
@@ -52,4 +52,11 @@ def emulate(
     lag_bound_ms: float,
     capture: bool = False,
 ) -> tuple[str, list[tuple[str, bytes]]]: ...
+def analyze(
+    scenario_json: str,
+    pcap: bytes,
+    node: list[int],
+    window_start: Optional[int] = None,
+    window_end: Optional[int] = None,
+) -> str: ...
 def version() -> str: ...

@@ -89,6 +89,7 @@ def execute(
     on_pcap: Optional[Callable[[List[Path]], None]] = None,
     trace_flows: Optional[Sequence[str]] = None,
     trace_nodes: Sequence[str] = (),
+    node_pcap: Optional[PathLike] = None,
 ) -> Tuple[dict, Optional[dict]]:
     """Run once; returns the result record and, when asked, the trace columns.
 
@@ -102,7 +103,10 @@ def execute(
     With ``pcap`` a directory, each interface's packets are written there as ``<from>-<to>.pcap``
     (``sender-receiver.pcap``, ``receiver-sender.pcap`` for a single path) once the run succeeded; an unusable
     directory raises OutputPathError naming ``pcap_option`` before anything runs. An interface that
-    sent no packet gets no file; ``on_pcap``, if given, receives the paths written.
+    sent no packet gets no file; ``on_pcap``, if given, receives the paths written. With
+    ``node_pcap`` a directory, each node's own view is written there as ``<node>.pcap``: what it
+    sent, stamped as it began on the wire, and what reached it, stamped as it arrived (the
+    capture ``tcpenergy analyze`` meters; docs/emulation.md).
     A run whose estimate (:func:`estimate`) is far beyond this machine raises ScenarioError
     naming the key that drives it, unless ``force``; then it warns (BeyondMachineWarning) and runs.
     ``profiles``: further profiles to price the same run under (see :func:`run`).
@@ -118,14 +122,18 @@ def execute(
             where = f"{refusal['path']}: " if refusal["path"] else ""
             warnings.warn(f"{where}{refusal['reason']}; running anyway (forced)", BeyondMachineWarning,
                           stacklevel=2)
-    if pcap is None:
+    if pcap is None and node_pcap is None:
         text = engine.run(scenario.to_json(), seed, encoded, trace, force, sets,
                           _names(trace_flows), list(trace_nodes))
     else:
-        check_pcap_dir(Path(pcap), pcap_option)
-        text, files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force, sets,
-                                          _names(trace_flows), list(trace_nodes))
-        written = write_pcap_dir(Path(pcap), files, pcap_option)
+        for directory, option in ((pcap, pcap_option), (node_pcap, "node_pcap")):
+            if directory is not None:
+                check_pcap_dir(Path(directory), option)
+        text, files, node_files = engine.run_captured(scenario.to_json(), seed, encoded, trace, force, sets,
+                                                      _names(trace_flows), list(trace_nodes))
+        written = write_pcap_dir(Path(pcap), files, pcap_option) if pcap is not None else []
+        if node_pcap is not None:
+            written += write_pcap_dir(Path(node_pcap), node_files, "node_pcap")
         if on_pcap is not None:
             on_pcap(written)
     record = json.loads(text)
@@ -247,14 +255,15 @@ def _overlay(record: dict, part: Mapping[str, Any]) -> dict:
 
 
 def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[PathLike] = None,
-        force: bool = False, profiles: Sequence[ProfileLike] = (),
+        node_pcap: Optional[PathLike] = None, force: bool = False, profiles: Sequence[ProfileLike] = (),
         trace: Union[bool, Mapping[str, Sequence[str]]] = False, **overrides: Any) -> dict:
     """Run a scenario (a Scenario, a dict or a path) and return its result record as a dict.
 
     ``seed`` replaces the scenario's seed; keyword overrides use dotted keys, e.g.
     ``run(s, **{"tcp.variant": "newreno", "path.forward.impairments.0.p": 0.05})``.
     ``pcap=DIR`` also writes each interface's packets to ``DIR/<from>-<to>.pcap``
-    (``sender-receiver.pcap`` and ``receiver-sender.pcap`` for a single path; docs/capture.md).
+    (``sender-receiver.pcap`` and ``receiver-sender.pcap`` for a single path; docs/capture.md);
+    ``node_pcap=DIR`` each node's own view to ``DIR/<node>.pcap`` (:func:`execute`).
     A run far beyond this machine (:func:`estimate`) raises ScenarioError unless ``force=True``.
 
     ``profiles=[A, B, ...]`` prices the same run under further profiles too: each a profile (a
@@ -273,7 +282,7 @@ def run(scenario: ScenarioLike, seed: Optional[int] = None, *, pcap: Optional[Pa
     flows, nodes = _trace_selection(trace)
     record, columns = execute(scenario, seed, list(overrides.items()), trace=bool(trace), pcap=pcap,
                               force=force, profiles=profiles, trace_flows=flows,
-                              trace_nodes=nodes)
+                              trace_nodes=nodes, node_pcap=node_pcap)
     if trace:
         record["trace"] = columns or {}
     return record

@@ -79,10 +79,14 @@ fn run(
     trace_nodes: Vec<String>,
 ) -> PyResult<String> {
     let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
-    simulate(py, scenario_json, seed, overrides, RunOptions { trace, force, ..Default::default() }, profiles, select).map(|(r, _)| r)
+    simulate(py, scenario_json, seed, overrides, RunOptions { trace, force, ..Default::default() }, profiles, select).map(|(r, _, _)| r)
 }
 
-/// One run with the GIL released: the record as JSON and the capture's pcap files, if any.
+/// pcap files: (file stem, bytes).
+type PcapFiles = Vec<(String, Vec<u8>)>;
+
+/// One run with the GIL released: the record as JSON and the capture's pcap files, if any: each
+/// interface's, and each node's own view.
 fn simulate(
     py: Python<'_>,
     scenario_json: &str,
@@ -91,13 +95,14 @@ fn simulate(
     opts: RunOptions,
     profiles: Profiles,
     select: TraceSelect,
-) -> PyResult<(String, Vec<(String, Vec<u8>)>)> {
+) -> PyResult<(String, PcapFiles, PcapFiles)> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let (s, seed, sets) = prepare(&text, seed, &overrides, &profiles)?;
             let (record, capture) = tcpenergy_engine::run_selected(&s, seed, opts, &select, &sets)?;
-            Ok((record.to_json(), capture.map(|c| c.pcap_files()).unwrap_or_default()))
+            let (files, nodes) = capture.map(|c| (c.pcap_files(), c.node_pcap_files())).unwrap_or_default();
+            Ok((record.to_json(), files, nodes))
         }))
     });
     guarded(py, || match result {
@@ -106,9 +111,9 @@ fn simulate(
     })
 }
 
-/// Like `run`, and also capture every frame each interface starts serializing: returns the record
-/// and a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
-/// ("sender-receiver", b"...").
+/// Like `run`, and also capture every frame each interface starts serializing: returns the record,
+/// a list of (file stem named by the interface's nodes, pcap file bytes), e.g.
+/// ("sender-receiver", b"..."), and a list of (node name, pcap bytes) of each node's own view.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, seed=None, overrides=Vec::new(), trace=false, force=false, profiles=Vec::new(), trace_flows=None, trace_nodes=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
@@ -122,12 +127,12 @@ fn run_captured(
     profiles: Profiles,
     trace_flows: Option<Vec<String>>,
     trace_nodes: Vec<String>,
-) -> PyResult<(String, Vec<(String, PyObject)>)> {
+) -> PyResult<(String, Vec<(String, PyObject)>, Vec<(String, PyObject)>)> {
     let select = TraceSelect { flows: trace_flows, nodes: trace_nodes };
     let opts = RunOptions { trace, capture: true, force, ..Default::default() };
-    let (record, files) = simulate(py, scenario_json, seed, overrides, opts, profiles, select)?;
-    let files = files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into_any().unbind())).collect();
-    Ok((record, files))
+    let (record, files, nodes) = simulate(py, scenario_json, seed, overrides, opts, profiles, select)?;
+    let py_files = |files: PcapFiles| files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into_any().unbind())).collect();
+    Ok((record, py_files(files), py_files(nodes)))
 }
 
 /// Run once and price the run under the scenario's own profiles and each of `profiles`; returns
@@ -258,6 +263,26 @@ fn emulate(
     Ok((record, files.into_iter().map(|(name, bytes)| (name, PyBytes::new_bound(py, &bytes).into())).collect()))
 }
 
+/// Meter one node's packets in a pcap capture (`tcpenergy_engine::emulate::analyze`): `node` its
+/// IPv4 address as four bytes, the profile and radio policy those of the scenario's sender,
+/// `window` (start, end) in ns on the capture's clock, each None for the capture's own span.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, pcap, node, window_start=None, window_end=None))]
+fn analyze(py: Python<'_>, scenario_json: &str, pcap: &[u8], node: [u8; 4], window_start: Option<u64>, window_end: Option<u64>) -> PyResult<String> {
+    let text = scenario_json.to_owned();
+    let bytes = pcap.to_vec();
+    let result = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let s = Scenario::from_json(&text, &[])?;
+            tcpenergy_engine::emulate::analyze_json(&s, &bytes, node, (window_start, window_end))
+        }))
+    });
+    guarded(py, || match result {
+        Ok(r) => r,
+        Err(p) => std::panic::resume_unwind(p),
+    })
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     tcpenergy_engine::VERSION
@@ -274,6 +299,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(cycle_figures, m)?)?;
     m.add_function(wrap_pyfunction!(emulate, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("__version__", tcpenergy_engine::VERSION)?;
     m.add("TcpEnergyError", py.get_type_bound::<TcpEnergyError>())?;

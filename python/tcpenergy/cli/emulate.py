@@ -105,3 +105,65 @@ def emulate_command(
                    f"max {loop['lag_max_ms']:.3f} ms")
         if not record["complete"]:
             typer.echo(f"incomplete: {record.get('stop')}", err=True)
+
+
+@app.command("analyze")
+def analyze_command(
+    capture: Annotated[Path, typer.Argument(help="A pcap file (raw IP, Ethernet or Linux cooked).",
+                                            show_default=False, metavar="CAPTURE")],
+    profile: Annotated[str, typer.Option("--profile", metavar="NAME",
+                                         help="The device: a built-in profile name or a profile TOML file.")],
+    node: Annotated[str, typer.Option("--node", metavar="ADDRESS",
+                                      help="The IPv4 address of the node the capture was taken at.")],
+    radio_policy: Annotated[str, typer.Option("--radio-policy", metavar="POLICY",
+                                              help="How the radio spends its gaps: always_on, ideal, "
+                                                   "timeout or psm.")] = "always_on",
+    timeout: Annotated[Optional[str], typer.Option("--timeout", metavar="DURATION",
+                                                   help="With --radio-policy timeout: the idle time "
+                                                        "before the radio sleeps, e.g. 100ms.")] = None,
+    start: Annotated[Optional[float], typer.Option("--from", metavar="SECONDS",
+                                                   help="Window start on the capture's clock "
+                                                        "(default: its first packet).")] = None,
+    until: Annotated[Optional[float], typer.Option("--until", metavar="SECONDS",
+                                                   help="Window end on the capture's clock "
+                                                        "(default: the end of its last packet).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format (table or json).")] = OutputFormat.table,
+) -> None:
+    """Meter a capture taken at one node (tcpdump on a phone or laptop, `run --node-pcap`) with a
+    device profile's radio and CPU model: the node's energy record and its TCP connections."""
+    from tcpenergy.emulate.analyze import analyze
+    from tcpenergy.report import result as result_report
+
+    if fmt is OutputFormat.csv:
+        fail("--format: analyze prints table or json", EXIT_USAGE)
+    with reporting_errors():
+        result = analyze(capture, profile, node, radio_policy=radio_policy, timeout=timeout, window=(start, until))
+    if fmt is OutputFormat.json:
+        typer.echo(result_report.json_text(result))
+        return
+    _print_analysis(result, Console())
+
+
+def _print_analysis(result: dict, console: Console) -> None:
+    from rich.table import Table
+
+    e = result["energy"]
+    head = Table(title=f"{result['capture']}: node {result['node']} as {result['profile']}", show_header=False)
+    rows = [("Window", f"{result['window_s']:.3f} s from {result['window_start_s']:.6f} s"),
+            ("Packets sent / received / other", f"{result['packets_sent']:,} / {result['packets_received']:,} / "
+                                                f"{result['packets_other']:,}"),
+            ("Total energy", f"{e['total_j']:.3f} J"), ("Idealized energy", f"{e['idealized_j']:.3f} J"),
+            ("Radio tx / rx", f"{e['radio_tx_s']:.3f} s / {e['radio_rx_s']:.3f} s"),
+            ("CPU busy (card)", f"{e['cpu_busy_s']:.3f} s ({e['cpu_card_s']:.3f} s)")]
+    rows += [(f"  {k.replace('_', ' ')}", f"{v:.3f} J") for k, v in e["breakdown_j"].items()]
+    for key, value in rows:
+        head.add_row(key, value)
+    console.print(head)
+    if result["flows"]:
+        flows = Table(title="TCP connections (with their handshake in the capture)")
+        for column in ("local", "remote", "role", "sent", "received", "bytes delivered", "retransmissions"):
+            flows.add_column(column)
+        for f in result["flows"]:
+            flows.add_row(f["local"], f["remote"], f["role"], f"{f['packets_sent']:,}", f"{f['packets_received']:,}",
+                          f"{f['bytes_delivered']:,}", f"{f['retransmissions']:,}")
+        console.print(flows)

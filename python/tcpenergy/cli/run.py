@@ -53,6 +53,13 @@ def run_command(
                                     "no packet gets no file; stderr lists the files written.",
                      metavar="DIR"),
     ] = None,
+    node_pcap: Annotated[
+        Optional[Path],
+        typer.Option("--node-pcap", help="Write each node's own view to DIR/<node>.pcap: what it sent, "
+                                         "stamped as it began on the wire, and what reached it, "
+                                         "stamped as it arrived (what `tcpenergy analyze` meters).",
+                     metavar="DIR"),
+    ] = None,
     force: Annotated[
         bool,
         typer.Option("--force", help="Run even when the estimate says the run is far beyond this "
@@ -67,6 +74,8 @@ def run_command(
             check_trace_path(trace)
         if pcap is not None:
             check_pcap_dir(pcap, "--pcap")
+        if node_pcap is not None:
+            check_pcap_dir(node_pcap, "--node-pcap")
         overrides = [parse_assignment(item) for item in set_ or []]
         check_overrides(overrides, "--set")
         loaded = api.load_scenario(scenario)
@@ -86,8 +95,10 @@ def run_command(
                 warnings.simplefilter("ignore", api.BeyondMachineWarning)
                 return api.execute(loaded, seed, overrides, trace=trace is not None,
                                    trace_flows=flows, trace_nodes=trace_node or [],
-                                   pcap=pcap, pcap_option="--pcap", force=force,
-                                   on_pcap=lambda written: notes.extend(describe_written(pcap, written)))
+                                   pcap=pcap, pcap_option="--pcap", force=force, node_pcap=node_pcap,
+                                   on_pcap=lambda written: notes.extend(
+                                       line for d in (pcap, node_pcap) if d is not None
+                                       for line in describe_written(d, [p for p in written if p.parent == Path(d)])))
 
         record, columns = run_with_progress(execute, f"running {scenario}")
         # On stderr, so that stdout stays the record (--format json or csv).

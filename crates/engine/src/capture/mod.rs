@@ -78,6 +78,13 @@ impl FlowAddresses {
 pub struct Capture {
     pub flows: Vec<FlowAddresses>,
     pub links: Vec<LinkCapture>,
+    /// Each node's own view, as a capture taken at the node would show it: the packets that
+    /// reached it as their destination, stamped when they arrived, here; with the packets it
+    /// sent (its interfaces' frames that it originated) in [`Capture::node_pcap_files`].
+    /// `tcpenergy analyze` meters such a capture.
+    pub nodes: Vec<LinkCapture>,
+    /// The node each interface leaves.
+    pub link_from: Vec<usize>,
 }
 
 /// Addresses and ports of the single-path connection (nodes 0 and 1 of a network, flow 0).
@@ -107,6 +114,8 @@ impl Capture {
         Self {
             flows: vec![FlowAddresses { src: SENDER_ENDPOINT, dst: RECEIVER_ENDPOINT }],
             links: vec![link("sender-receiver"), link("receiver-sender")],
+            nodes: Vec::new(),
+            link_from: vec![0, 1],
         }
     }
 
@@ -136,7 +145,8 @@ impl Capture {
                 dst: Endpoint { addr: node_address(b), port: DESTINATION_PORT },
             })
             .collect();
-        Self { flows, links }
+        let nodes = node_names.iter().map(|n| LinkCapture { name: n.to_string(), frames: Vec::new() }).collect();
+        Self { flows, links, nodes, link_from: ifaces.iter().map(|&(a, _)| a).collect() }
     }
 
     /// A segment of the single-path connection on interface `link`: the IP identification counts
@@ -151,6 +161,12 @@ impl Capture {
     #[inline]
     pub fn push(&mut self, link: usize, frame: Frame) {
         self.links[link].frames.push(frame);
+    }
+
+    /// A frame that reached node `node`, its destination, as it arrived.
+    #[inline]
+    pub fn push_arrival(&mut self, node: usize, frame: Frame) {
+        self.nodes[node].frames.push(frame);
     }
 
     /// The shift by which each TCP flow end divides its window field, keyed (flow, from_src);
@@ -198,6 +214,25 @@ impl Capture {
             }
         }
         files
+    }
+
+    /// Each node's view as a pcap file named by the node, in time order: the frames it sent as
+    /// their source (those of its interfaces' files), then stamped as they began on the wire,
+    /// and those that reached it, stamped as they arrived. A node that sent and received nothing
+    /// gets none. E2TCP's compact frames are left out (they are not IP).
+    pub fn node_pcap_files(&self) -> Vec<(String, Vec<u8>)> {
+        let shifts = self.window_shifts();
+        let mut out = Vec::new();
+        for (n, node) in self.nodes.iter().enumerate() {
+            let sent = self.links.iter().zip(&self.link_from).filter(|(_, &from)| from == n).flat_map(|(l, _)| &l.frames).filter(|f| f.ttl == TTL);
+            let mut frames: Vec<Frame> = sent.chain(&node.frames).filter(|f| !pcap::is_compact(&f.contents)).copied().collect();
+            if frames.is_empty() {
+                continue;
+            }
+            frames.sort_by_key(|f| f.at);
+            out.push((node.name.clone(), pcap::file(&LinkCapture { name: node.name.clone(), frames }, &self.flows, &shifts)));
+        }
+        out
     }
 
     /// Each E2TCP flow end's packet size: the largest payload it sent (every packet but the

@@ -5,8 +5,9 @@
 //! flow) and runs their programs; this module runs the media between the devices. Its parts:
 //! `ip` reads and edits real headers, `observe` makes a flow's record from its packets, `world`
 //! is the network (media, routes, meters) without I/O, and `realtime` drives it from the devices
-//! and the monotonic clock.
+//! and the monotonic clock. `analyze` meters a capture taken at one node with the same model.
 
+pub mod analyze;
 pub mod ip;
 pub mod observe;
 #[cfg(target_os = "linux")]
@@ -95,4 +96,13 @@ pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String
         }),
     );
     Ok((value.to_string(), world.pcap_files()))
+}
+
+/// The energy of node `node`'s packets in the pcap file `pcap` under the sender profile and radio
+/// policy of `scenario`, over `window` (ns on the capture's clock; default: the capture's span):
+/// the analysis as JSON text ([`analyze::Analysis`]).
+pub fn analyze_json(scenario: &Scenario, pcap: &[u8], node: [u8; 4], window: (Option<u64>, Option<u64>)) -> Result<String, EngineError> {
+    let packets = analyze::read_pcap(pcap)?;
+    let a = analyze::analyze(scenario, &packets, node, window)?;
+    serde_json::to_string(&a).map_err(|e| EngineError::Invariant(format!("analysis serializes: {e}")))
 }

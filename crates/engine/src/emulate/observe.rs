@@ -64,11 +64,7 @@ impl Connection {
     /// The source sent `tcp` at `now` (its bytes count once they leave the first hop:
     /// [`Connection::left_first_hop`]).
     pub fn source_sent(&mut self, now: SimTime, tcp: &Tcp) {
-        if tcp.flags & SYN != 0 && self.isn.is_none() {
-            self.isn = Some(tcp.seq);
-            self.started_at = Some(now);
-            self.arrived_next = 1;
-        }
+        self.see_syn(now, tcp);
         if self.isn.is_none() {
             return;
         }
@@ -138,8 +134,23 @@ impl Connection {
         }
     }
 
+    /// The source's SYN, seen leaving it or (when only the destination's side is visible)
+    /// reaching the destination, starts the connection's sequence space.
+    fn see_syn(&mut self, now: SimTime, tcp: &Tcp) {
+        if tcp.flags & SYN != 0 && self.isn.is_none() {
+            self.isn = Some(tcp.seq);
+            self.started_at = Some(now);
+            self.arrived_next = 1;
+        }
+    }
+
     /// `tcp` from the source reached the destination at `now`.
-    pub fn destination_got(&mut self, _now: SimTime, tcp: &Tcp) {
+    pub fn destination_got(&mut self, now: SimTime, tcp: &Tcp) {
+        self.see_syn(now, tcp);
+        if tcp.flags & FIN != 0 && self.isn.is_some() && self.fin_at.is_none() {
+            // Where the source's data ends, when only the destination's side is visible.
+            self.fin_at = Some(self.rel(tcp.seq).wrapping_add(tcp.payload));
+        }
         if self.isn.is_none() || tcp.payload == 0 {
             return;
         }
@@ -175,6 +186,11 @@ impl Connection {
             return;
         }
         let ack = self.rel(tcp.ack);
+        // The destination sent it: what it acknowledges reached the destination's application
+        // (seen here when only the source's side of the traffic is visible, as in a capture).
+        if (ack.wrapping_sub(self.acked_by_receiver) as i32) > 0 {
+            self.acked_by_receiver = ack;
+        }
         // RFC 5681 §2's duplicate: no data, no SYN/FIN, the same acknowledgment and window.
         if tcp.is_pure_ack() && self.last_ack == Some((ack, tcp.window)) && ack < self.data.next {
             self.dupacks += 1;

@@ -673,7 +673,7 @@ impl<'a> EmuWorld<'a> {
 
 /// The CPU work of sending `tcp`, as the simulation charges it (`tcp::endpoint`): a data
 /// segment with its payload, or a pure ACK; each SACK block written.
-fn charge_sent(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
+pub(crate) fn charge_sent(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
     if tcp.payload > 0 {
         cpu.charge(now, Op::SegmentSent { bytes: tcp.payload });
     } else {
@@ -686,7 +686,7 @@ fn charge_sent(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
 
 /// The CPU work of receiving `tcp`: a data segment or an ACK, each SACK block parsed, and the
 /// timestamps option's PAWS check.
-fn charge_received(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
+pub(crate) fn charge_received(cpu: &mut CpuMeter, now: SimTime, tcp: &Tcp) {
     if tcp.payload > 0 {
         cpu.charge(now, Op::SegmentReceived { bytes: tcp.payload });
     } else {

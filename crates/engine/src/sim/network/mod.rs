@@ -856,6 +856,15 @@ impl<'a> NetWorld<'a> {
         }
     }
 
+    /// `p` reached its destination `node` now: that node's own capture shows it arriving.
+    fn capture_arrival(&mut self, node: usize, p: &Packet) {
+        if self.capture.is_some() {
+            let flow = self.capture_flow(p.flow as usize, p.from);
+            let frame = Frame { at: self.now, flow, from_src: p.from.sends_data(), ip_id: p.ip_id, ttl: p.ttl, contents: p.contents() };
+            self.capture.as_mut().expect("checked").push_arrival(node, frame);
+        }
+    }
+
     /// `p` leaves an interface at `end`: on its first hop, its flow end's bytes count then.
     #[inline]
     fn count_out(&mut self, flow: u32, from: End, ttl: u8, end: SimTime, wire_len: u32) {
@@ -903,6 +912,10 @@ impl<'a> NetWorld<'a> {
             return;
         }
         self.nodes[node.index()].received += 1;
+        if self.capture.is_some() {
+            let p = self.packets.get(slot);
+            self.capture_arrival(node.index(), &p);
+        }
         if self.flows[f].halted {
             self.packets.free(slot);
             self.flows[f].arrived_after_stop += 1;
