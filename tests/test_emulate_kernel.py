@@ -197,3 +197,20 @@ def test_an_emulated_sweep_refuses_parallel_jobs_before_making_a_store(tmp_path)
     with pytest.raises(ExecutorError, match="one run at a time"):
         sweep(spec, tmp_path / "k.duckdb", jobs=2, progress=False)
     assert not (tmp_path / "k.duckdb").exists()
+
+
+def test_a_network_with_a_router_carries_bulk_paced_and_udp_flows():
+    # scenarios/mixed-traffic.toml, shortened: the access point forwards inside the engine (no
+    # namespace), the voice flow is CBR over UDP (64 kbit/s of 160-byte datagrams from 2 s to
+    # 5 s: 150 datagrams), the interactive flow writes 1000-byte messages.
+    record = emulate("scenarios/mixed-traffic.toml", overrides=[
+        ("flows.0.traffic.bytes", 300_000), ("flows.1.stop", "5s"), ("flows.2.stop", "5s"), ("stop_after", "12s")])
+    assert record["complete"], record.get("stop")
+    flows = {f["name"]: f for f in record["flows"]}
+    assert flows["download"]["bytes_delivered"] == 300_000
+    assert flows["interactive"]["bytes_delivered"] % 1000 == 0 and flows["interactive"]["bytes_delivered"] > 0
+    voice, programs = flows["voice"], record["kernel"]["flows"]["voice"]
+    assert voice["datagrams_sent"] == programs["sender"]["datagrams"] == 150
+    assert voice["datagrams_delivered"] == programs["receiver"]["datagrams"]
+    assert record["nodes"]["ap"]["forwarded_packets"] > 0
+    assert set(record["kernel"]["addresses"]) == {"server", "mobile"}

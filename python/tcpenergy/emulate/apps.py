@@ -7,13 +7,23 @@ kernel's own view of the connection (``TCP_INFO``) read just before the socket c
 
     receive --bind ADDR --port P [--clamp BYTES]
         Listen, print "ready", take one connection, read to its end, report.
-    send --to ADDR --port P (--bytes N | --seconds S) [--at T] [--congestion NAME] [--sndbuf BYTES]
-        At monotonic time T, connect, write N bytes (or for S seconds), close the sending side,
-        wait for the receiver to close (so every byte is acknowledged), report.
+    send --to ADDR --port P (--bytes N | --seconds S | --message N ...) [--at T] [--congestion NAME]
+         [--sndbuf BYTES]
+        At monotonic time T, connect, write N bytes (or for S seconds, or paced messages), close
+        the sending side, wait for the receiver to close (so every byte is acknowledged), report.
+    udp-receive --bind ADDR --port P --until T
+        Bind, print "ready", count datagrams until monotonic time T, report.
+    udp-send --to ADDR --port P --message N --until T [--at T0] (--rate BPS | --interval S ...)
+        From T0 to T, send datagrams of N payload bytes, report.
+
+Paced traffic (the scenario's on_off and cbr kinds, docs/models/network.md): `--message N` bytes
+every `--interval S` (`--distribution fixed` or `exponential`, seeded by `--seed`), or on CBR's
+exact schedule `--rate BPS` (write k at T0 + k N 8 / rate), until `--until T`.
 """
 
 import argparse
 import json
+import random
 import socket
 import struct
 import sys
@@ -78,6 +88,23 @@ def receive(args) -> None:
     report(bytes=got, accepted=accepted, ended=ended, tcp_info=info)
 
 
+def schedule(args, start: float):
+    """When each paced message is written, on the monotonic clock, until ``args.until``."""
+    draw = random.Random(args.seed)
+    k, at = 0, start
+    while True:
+        if args.rate:
+            # CBR: message k at start + k N 8 / rate, the first at the start.
+            at = start + k * args.message * 8 / args.rate
+        elif k:
+            gap = args.interval if args.distribution == "fixed" else draw.expovariate(1 / args.interval)
+            at += gap
+        if at >= args.until:
+            return
+        yield at
+        k += 1
+
+
 def send(args) -> None:
     if args.at:
         time.sleep(max(0.0, args.at - time.monotonic()))
@@ -90,7 +117,13 @@ def send(args) -> None:
     sock.connect((args.to, args.port))
     payload = bytes(CHUNK)
     sent = 0
-    if args.seconds is not None:
+    if args.message:
+        payload = bytes(args.message)
+        for at in schedule(args, started):
+            time.sleep(max(0.0, at - time.monotonic()))
+            sock.sendall(payload)
+            sent += len(payload)
+    elif args.seconds is not None:
         deadline = started + args.seconds
         sock.settimeout(0.05)
         while time.monotonic() < deadline:
@@ -113,6 +146,48 @@ def send(args) -> None:
     report(bytes=sent, started=started, written=written, ended=ended, tcp_info=info)
 
 
+def udp_receive(args) -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((args.bind, args.port))
+    print("ready", flush=True)
+    got = datagrams = 0
+    while True:
+        left = args.until - time.monotonic()
+        if left <= 0:
+            break
+        sock.settimeout(left)
+        try:
+            got += len(sock.recv(65535))
+            datagrams += 1
+        except socket.timeout:
+            break
+    sock.close()
+    report(bytes=got, datagrams=datagrams)
+
+
+def udp_send(args) -> None:
+    if args.at:
+        time.sleep(max(0.0, args.at - time.monotonic()))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    payload = bytes(args.message)
+    started = time.monotonic()
+    sent = datagrams = 0
+    for at in schedule(args, started):
+        time.sleep(max(0.0, at - time.monotonic()))
+        sent += sock.sendto(payload, (args.to, args.port))
+        datagrams += 1
+    sock.close()
+    report(bytes=sent, datagrams=datagrams, started=started, ended=time.monotonic())
+
+
+def paced(parser) -> None:
+    parser.add_argument("--interval", type=float, default=0.0)
+    parser.add_argument("--distribution", choices=("fixed", "exponential"), default="exponential")
+    parser.add_argument("--rate", type=float, default=0.0)
+    parser.add_argument("--until", type=float, default=float("inf"))
+    parser.add_argument("--seed", type=int, default=1)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="apps.py")
     sub = parser.add_subparsers(dest="role", required=True)
@@ -126,11 +201,23 @@ def main(argv=None) -> None:
     amount = s.add_mutually_exclusive_group(required=True)
     amount.add_argument("--bytes", type=int)
     amount.add_argument("--seconds", type=float)
+    amount.add_argument("--message", type=int)
+    paced(s)
     s.add_argument("--at", type=float, default=0.0)
     s.add_argument("--congestion", default="")
     s.add_argument("--sndbuf", type=int, default=0)
+    ur = sub.add_parser("udp-receive")
+    ur.add_argument("--bind", required=True)
+    ur.add_argument("--port", type=int, required=True)
+    ur.add_argument("--until", type=float, required=True)
+    us = sub.add_parser("udp-send")
+    us.add_argument("--to", required=True)
+    us.add_argument("--port", type=int, required=True)
+    us.add_argument("--message", type=int, required=True)
+    us.add_argument("--at", type=float, default=0.0)
+    paced(us)
     args = parser.parse_args(argv)
-    (receive if args.role == "receive" else send)(args)
+    {"receive": receive, "send": send, "udp-receive": udp_receive, "udp-send": udp_send}[args.role](args)
 
 
 if __name__ == "__main__":

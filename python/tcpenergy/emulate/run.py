@@ -32,6 +32,12 @@ from tcpenergy.scenario import Override, check_overrides, encode_overrides, vali
 APPS = Path(__file__).with_name("apps.py")
 # The port flow i's destination listens on.
 FIRST_PORT = 20000
+# Traffic written as paced messages (docs/models/network.md, "Flows and traffic kinds").
+PACED = ("on_off", "cbr")
+# A paced flow without a stop writes until this long before the run's limit, so that it drains.
+DRAIN_S = 2.0
+# A UDP receiver listens this long after its sender's last datagram.
+UDP_GRACE_S = 1.0
 # A run whose events ran later than this at the 99th percentile is marked incomplete.
 LAG_BOUND_MS = 1.0
 # Kernel counters kept in the record (/proc/net/netstat and /proc/net/snmp of each host).
@@ -70,17 +76,39 @@ def _check_flows(flows: Sequence[dict]) -> None:
         if f.get("split"):
             raise scenario_error(f"flows.{i}.split", "a split connection cannot run in kernel mode yet: its relay "
                                                      "would be a program at the split node; run it in simulation")
-        if f.get("transport", "tcp") != "tcp":
-            raise scenario_error(f"flows.{i}.transport", "kernel mode runs TCP flows; UDP flows are not built in "
-                                                         "yet (run a UDP program with --cmd NODE=...)")
         kind = f["traffic"]["kind"]
-        if kind not in ("bulk", "timed"):
-            raise scenario_error(f"flows.{i}.traffic.kind", f"{kind!r}: the built-in programs send bulk and timed "
-                                                            "traffic; run another program with --cmd NODE=...")
+        if f.get("transport", "tcp") == "udp":
+            if f.get("echo"):
+                raise scenario_error(f"flows.{i}.echo", "the built-in UDP programs do not echo; run an echo "
+                                                        "server with --cmd NODE=...")
+            if kind not in PACED:
+                raise scenario_error(f"flows.{i}.traffic.kind", f"{kind!r}: a UDP flow sends on_off or cbr traffic")
 
 
 def _seconds(text: Any) -> float:
     return settings._ms(text) / 1e3
+
+
+def _until(flow: Mapping[str, Any], t0: float, limit: float) -> float:
+    """When a paced flow stops writing, on the monotonic clock: at its ``stop``, else shortly
+    before the run's limit."""
+    if flow.get("stop") is not None:
+        return t0 + _seconds(flow["stop"])
+    return t0 + max(0.0, limit - DRAIN_S)
+
+
+def _traffic_args(flow: Mapping[str, Any], t0: float, limit: float, seed: int) -> List[str]:
+    """The sender program's options for the flow's traffic."""
+    t = flow["traffic"]
+    if t["kind"] == "bulk":
+        return ["--bytes", str(t["bytes"])]
+    if t["kind"] == "timed":
+        return ["--seconds", str(_seconds(t["duration"]))]
+    until = ["--until", repr(_until(flow, t0, limit)), "--seed", str(seed)]
+    if t["kind"] == "cbr":
+        return ["--message", str(t["packet"]), "--rate", str(settings.rate_bps(t["rate"])), *until]
+    return ["--message", str(t["message"]), "--interval", str(_seconds(t["interval"])),
+            "--distribution", "fixed" if t.get("distribution") == "fixed" else "exponential", *until]
 
 
 def _counters(namespace: str) -> Dict[str, int]:
@@ -190,7 +218,7 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             raise scenario_error("--cmd", f"no node named {node!r}; the scenario has {', '.join(nodes)}")
     explicit = settings.explicit_keys(loaded.data, overrides[len(stack):], len(flows))
     tcp_tables = settings.flow_tcp(normalized)
-    mss = [mtu - 40 - (12 if tcp["timestamps"] else 0) for _, tcp in tcp_tables]
+    mss = [mtu - 40 - (12 if tcp and tcp["timestamps"] else 0) for _, tcp in tcp_tables]
     kernel = settings.kernel_settings(normalized, explicit, _preset(), [(f["from"], f["to"]) for f in flows], mss)
     if congestion:
         available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
@@ -216,6 +244,8 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             for key, value in kernel.sysctls.get(node, {}).items():
                 _sysctl(hosts, node, key, value)
         for f, k in zip(flows, kernel.flows):
+            if k is None:
+                continue
             attrs = ["initcwnd", str(k.initcwnd), "rto_min", f"{k.rto_min_ms:g}ms"]
             if k.ssthresh is not None:
                 attrs += ["ssthresh", str(k.ssthresh)]
@@ -239,21 +269,29 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
         python = sys.executable
         receivers = []
         for i, (f, k) in enumerate(zip(flows, kernel.flows)):
-            argv = [python, str(APPS), "receive", "--bind", hosts.nodes[f["to"]].address, "--port", str(ports[i])]
-            if k.window_clamp:
-                argv += ["--clamp", str(k.window_clamp)]
+            address = hosts.nodes[f["to"]].address
+            if f.get("transport", "tcp") == "udp":
+                argv = [python, str(APPS), "udp-receive", "--bind", address, "--port", str(ports[i]),
+                        "--until", repr(_until(f, t0, limit) + UDP_GRACE_S)]
+            else:
+                argv = [python, str(APPS), "receive", "--bind", address, "--port", str(ports[i])]
+                if k is not None and k.window_clamp:
+                    argv += ["--clamp", str(k.window_clamp)]
             proc = programs.start(hosts.command(f["to"], argv))
             if proc.stdout.readline().strip() != "ready":
                 raise EmulationError(f"flow {f['name']!r}: the receiver did not start: {proc.stderr.read().strip()}")
             receivers.append(proc)
         senders = []
         for i, (f, k) in enumerate(zip(flows, kernel.flows)):
-            traffic = f["traffic"]
-            amount = ["--bytes", str(traffic["bytes"])] if traffic["kind"] == "bulk" else ["--seconds", str(_seconds(traffic["duration"]))]
-            argv = [python, str(APPS), "send", "--to", hosts.nodes[f["to"]].address, "--port", str(ports[i]), *amount,
-                    "--at", repr(t0 + _seconds(f.get("start", "0s"))), "--congestion", congestion or k.congestion]
-            if k.send_buffer:
-                argv += ["--sndbuf", str(k.send_buffer)]
+            at = ["--at", repr(t0 + _seconds(f.get("start", "0s")))]
+            target = ["--to", hosts.nodes[f["to"]].address, "--port", str(ports[i])]
+            traffic = _traffic_args(f, t0, limit, normalized.get("seed", 1) + i)
+            if f.get("transport", "tcp") == "udp":
+                argv = [python, str(APPS), "udp-send", *target, *traffic, *at]
+            else:
+                argv = [python, str(APPS), "send", *target, *traffic, *at, "--congestion", congestion or k.congestion]
+                if k.send_buffer:
+                    argv += ["--sndbuf", str(k.send_buffer)]
             senders.append(programs.start(hosts.command(f["from"], argv)))
         others = {node: programs.start(hosts.command(node, ["sh", "-c", cmd])) for node, cmd in commands.items()}
         sent = [_finish(p, f"flow {f['name']!r}: the sender", deadline) for p, f in zip(senders, flows)]
@@ -295,7 +333,10 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             if "error" in side:
                 problems.append(side["error"])
         info = snd.get("tcp_info", {})
-        per_flow[f["name"]] = {"congestion": congestion or kernel.flows[i].congestion, "sender": snd, "receiver": rcv}
+        k = kernel.flows[i]
+        per_flow[f["name"]] = {"congestion": (congestion or k.congestion) if k else None, "sender": snd, "receiver": rcv}
+        if k is None:
+            continue
         # What only the stack knows: its timeouts (TCP_INFO's total_rto, Linux 6.7 and later).
         target = flows_out[i] if flows_out is not None else record["flow"]
         target["timeouts"] = info.get("total_rto", target.get("timeouts", 0))

@@ -59,7 +59,7 @@ class KernelSettings:
     """What to set in each host's namespace, and for each flow."""
 
     sysctls: Dict[str, Dict[str, str]] = field(default_factory=dict)
-    flows: List[FlowSettings] = field(default_factory=list)
+    flows: List[Optional[FlowSettings]] = field(default_factory=list)
 
 
 def _refuse(path: str, value: Any, why: str) -> None:
@@ -104,21 +104,37 @@ def _ms(text: str) -> float:
     return float(text) * 1e3
 
 
-def flow_tcp(normalized: Mapping[str, Any]) -> List[Tuple[str, dict]]:
-    """Each TCP flow's key prefix and normalized ``tcp`` table (a single path's is ``tcp``)."""
+def rate_bps(text: Any) -> float:
+    """Bits per second of a normalized rate (``"64kbps"``, ``"2Mbps"``)."""
+    units = {"Gbps": 1e9, "Mbps": 1e6, "kbps": 1e3, "bps": 1.0}
+    text = str(text).strip()
+    for unit, scale in units.items():
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    return float(text)
+
+
+def flow_tcp(normalized: Mapping[str, Any]) -> List[Tuple[str, Optional[dict]]]:
+    """Each flow's key prefix and normalized ``tcp`` table (a single path's is ``tcp``); None
+    for a UDP flow."""
     if "flows" not in normalized:
         return [("tcp", normalized["tcp"])]
-    return [(f"flows.{i}.tcp", f["tcp"]) for i, f in enumerate(normalized["flows"]) if f.get("transport", "tcp") == "tcp"]
+    return [(f"flows.{i}.tcp", f["tcp"] if f.get("transport", "tcp") == "tcp" else None)
+            for i, f in enumerate(normalized["flows"])]
 
 
 def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[set], preset: Mapping[str, Any],
                     flow_ends: Sequence[Tuple[str, str]], mss: Sequence[int]) -> KernelSettings:
     """The kernel's settings for a scenario ``normalized`` with the linux-6 preset applied;
     ``explicit[i]`` the keys flow ``i`` sets itself, ``preset`` the linux-6 values,
-    ``flow_ends[i]`` its (source, destination) nodes, ``mss[i]`` its segment size. Raises
-    ScenarioError naming the first key the kernel cannot honour."""
+    ``flow_ends[i]`` its (source, destination) nodes, ``mss[i]`` its segment size. A UDP flow's
+    entry in ``flows`` is None. Raises ScenarioError naming the first key the kernel cannot
+    honour."""
     out = KernelSettings()
     for i, (prefix, tcp) in enumerate(flow_tcp(normalized)):
+        if tcp is None:
+            out.flows.append(None)
+            continue
         keys = explicit[i] if i < len(explicit) else set()
 
         def at(key: str) -> str:
@@ -146,10 +162,10 @@ def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[set], pres
             _refuse(at("max_rto"), tcp["max_rto"], "the kernel's tcp_rto_max_ms takes 1 s to 120 s")
         src, dst = flow_ends[i]
         node_sysctls = {
-            "net.ipv4.tcp_sack": str(int(sack or tcp["sack"])),
+            "net.ipv4.tcp_sack": str(int(sack or tcp.get("sack", False))),
             "net.ipv4.tcp_timestamps": str(int(tcp["timestamps"])),
             "net.ipv4.tcp_window_scaling": str(int(tcp["window_scale"])),
-            "net.ipv4.tcp_ecn": str(int(ecn or tcp["ecn"])),
+            "net.ipv4.tcp_ecn": str(int(ecn or tcp.get("ecn", False))),
             "net.ipv4.tcp_reordering": str(tcp["dupack_threshold"]),
             "net.ipv4.tcp_rto_max_ms": str(int(max_rto)),
         }
@@ -174,4 +190,4 @@ def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[set], pres
 
 
 __all__ = ["FIXED", "FlowSettings", "KernelSettings", "STACK", "VARIANTS", "explicit_keys", "flow_tcp",
-           "kernel_settings", "with_stack"]
+           "kernel_settings", "rate_bps", "with_stack"]
