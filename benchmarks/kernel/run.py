@@ -6,8 +6,10 @@ cells; goodput, retransmissions and timeouts, and their ratios kernel / simulato
     sudo python benchmarks/kernel/run.py --seeds 1 --record
 
 Cells: congestion control reno, cubic and bbr x SACK on and off x Bernoulli loss on data 0, 1, 5,
-10 % x one-way delay 5, 20, 100 ms x 2 and 20 Mbit/s; MTU 1500, queue 100 packets each way, a
-bulk transfer of 1 MB at 2 Mbit/s and 5 MB at 20 Mbit/s, nodes without a PHY limit. Kernel mode
+10 % x one-way delay 5, 20, 100 ms x 2 and 20 Mbit/s; MTU 1500, queue 100 packets each way, nodes
+without a PHY limit. The bulk transfer is sized to last about 15 s at the rate the cell allows (the
+link's, or Mathis et al.'s MSS / RTT x 1.22 / sqrt(p) when lower): at most 1 MB at 2 Mbit/s and
+5 MB at 20 Mbit/s, at least 200 kB. Kernel mode
 runs the scenario with `--congestion` set to the cell's module; the simulator runs it with
 `tcp.stack = "linux-6"` and the variant that matches: reno with SACK is `sack`, without it
 `newreno`, cubic with SACK `cubic`. The simulator has no CUBIC without SACK and no BBR: those
@@ -55,7 +57,17 @@ class Cell:
     rate_mbps: int
 
     def key(self) -> str:
-        return f"{self.congestion}-{'sack' if self.sack else 'nosack'}-{self.loss}-{self.delay_ms}ms-{self.rate_mbps}M"
+        return (f"{self.congestion}-{'sack' if self.sack else 'nosack'}-{self.loss}-{self.delay_ms}ms-"
+                f"{self.rate_mbps}M-{self.transfer_bytes()}B")
+
+    def transfer_bytes(self) -> int:
+        """About 15 s of the rate the cell allows, within 200 kB and 1 MB (2 Mbit/s) or 5 MB."""
+        rate = self.rate_mbps * 1e6
+        if self.loss:
+            rtt = 2 * self.delay_ms / 1e3
+            rate = min(rate, 1448 * 8 / rtt * 1.22 / self.loss ** 0.5)
+        ceiling = 1_000_000 if self.rate_mbps <= 2 else 5_000_000
+        return int(min(ceiling, max(200_000, 15 * rate / 8)) // 1000 * 1000)
 
     def kernel_variant(self) -> str:
         return "sack" if self.sack else "newreno"
@@ -85,7 +97,7 @@ def scenario(cell: Cell, variant: str) -> dict:
         "name": f"kernel-grid-{cell.key()}", "seed": 1, "stop_after": "10min",
         "path": {"mtu": 1500, "forward": forward, "reverse": {"rate": rate, "delay": f"{cell.delay_ms}ms", "queue": 100}},
         "tcp": {"variant": variant},
-        "traffic": {"kind": "bulk", "bytes": "1MB" if cell.rate_mbps <= 2 else "5MB"},
+        "traffic": {"kind": "bulk", "bytes": cell.transfer_bytes()},
         "energy": {"sender": "ideal-nic-0.3", "receiver": "ideal-nic-0.3"},
     }
 
@@ -149,7 +161,7 @@ def run_grid(tcpenergy, grid: list[Cell], seeds: range, out: Path) -> list[dict]
 
 def row_of(cell: Cell, kernel_runs: list[dict], sim_runs: list[dict]) -> dict:
     k, s = side_means(kernel_runs), side_means(sim_runs)
-    row = {**asdict(cell), "kernel_complete": f"{k['complete']}/{k['runs']}",
+    row = {**asdict(cell), "bytes": cell.transfer_bytes(), "kernel_complete": f"{k['complete']}/{k['runs']}",
            "sim_complete": f"{s['complete']}/{s['runs']}" if sim_runs else "-"}
     for m in ("goodput_bps", "retransmissions", "timeouts"):
         row[f"kernel_{m}"] = k[m]
@@ -181,11 +193,11 @@ def write(rows: list[dict], out: Path, seeds: range, header: str) -> str:
         return "-" if x is None else f"{x / scale:,.{digits}f}"
 
     lines = [header, "", summary_line(rows), "",
-             "| cc | SACK | loss | delay | rate | kernel kbit/s | sim kbit/s | ratio | kernel retx | sim retx | kernel RTOs | sim RTOs | kernel complete |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| cc | SACK | loss | delay | rate | bytes | kernel kbit/s | sim kbit/s | ratio | kernel retx | sim retx | kernel RTOs | sim RTOs | kernel complete |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['congestion']} | {'on' if r['sack'] else 'off'} | {r['loss']:.0%} | {r['delay_ms']} ms | "
-                     f"{r['rate_mbps']} Mbit/s | {num(r['kernel_goodput_bps'], 1e3)} | {num(r['sim_goodput_bps'], 1e3)} | "
+                     f"{r['rate_mbps']} Mbit/s | {r['bytes']:,} | {num(r['kernel_goodput_bps'], 1e3)} | {num(r['sim_goodput_bps'], 1e3)} | "
                      f"{num(r['goodput_bps_ratio'], 1, 3)} | {num(r['kernel_retransmissions'], 1, 1)} | "
                      f"{num(r['sim_retransmissions'], 1, 1)} | {num(r['kernel_timeouts'], 1, 1)} | "
                      f"{num(r['sim_timeouts'], 1, 1)} | {r['kernel_complete']} |")

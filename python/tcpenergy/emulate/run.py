@@ -207,7 +207,7 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
     api.check_seed(seed)
     overrides = list(overrides)
     check_overrides(overrides)
-    _, stack = settings.with_stack(loaded.data)
+    stack = settings.with_stack(loaded.data, overrides)
     overrides = stack + overrides
     normalized = validate(loaded, overrides)
     nodes, flows, mtu = _network_view(normalized)

@@ -66,32 +66,34 @@ def _refuse(path: str, value: Any, why: str) -> None:
     raise scenario_error(path, f"{value!r} cannot run in kernel mode: {why}")
 
 
-def explicit_keys(data: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]], flows: int) -> List[set]:
+def explicit_keys(data: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]], flows: int) -> List[Dict[str, str]]:
     """For each flow, the ``tcp`` keys the scenario or an override writes (the rest take the
-    preset): the scenario-wide ``tcp`` table's and the flow's own."""
-    common = set((data.get("tcp") or {}).keys())
-    own = [set(((f or {}).get("tcp") or {}).keys()) for f in (data.get("flows") or [])]
-    own += [set() for _ in range(flows - len(own))]
+    preset), each with the dotted path it is written at: the flow's own ``tcp`` table's, else the
+    scenario-wide one's."""
+    common = {key: f"tcp.{key}" for key in (data.get("tcp") or {})}
+    own = [{key: f"flows.{i}.tcp.{key}" for key in ((f or {}).get("tcp") or {})} for i, f in enumerate(data.get("flows") or [])]
+    own += [{} for _ in range(flows - len(own))]
     for key, _ in overrides:
         parts = key.split(".")
         if parts[0] == "tcp" and len(parts) > 1:
-            common.add(parts[1])
+            common[parts[1]] = f"tcp.{parts[1]}"
         elif parts[0] == "flows" and len(parts) > 3 and parts[2] == "tcp" and parts[1].isdigit() and int(parts[1]) < flows:
-            own[int(parts[1])].add(parts[3])
-    return [common | mine for mine in own]
+            own[int(parts[1])][parts[3]] = ".".join(parts[:4])
+    return [{**common, **mine} for mine in own[:flows]]
 
 
-def with_stack(data: Mapping[str, Any]) -> Tuple[dict, List[Tuple[str, Any]]]:
-    """The override that gives the scenario the kernel's preset where it names no stack, and
-    the scenario's stack checked: any other preset is another system's constants."""
-    stacks = [("tcp.stack", (data.get("tcp") or {}).get("stack"))]
-    stacks += [(f"flows.{i}.tcp.stack", ((f or {}).get("tcp") or {}).get("stack")) for i, f in enumerate(data.get("flows") or [])]
-    for path, stack in stacks:
+def with_stack(data: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]] = ()) -> List[Tuple[str, Any]]:
+    """The override that gives the scenario the kernel's preset where it names no stack, after
+    checking the stacks it names (in its tables or ``overrides``): any other preset is another
+    system's constants."""
+    stacks = {"tcp.stack": (data.get("tcp") or {}).get("stack")}
+    stacks.update({f"flows.{i}.tcp.stack": ((f or {}).get("tcp") or {}).get("stack")
+                   for i, f in enumerate(data.get("flows") or [])})
+    stacks.update({key: value for key, value in overrides if key in stacks or key.endswith(".tcp.stack")})
+    for path, stack in stacks.items():
         if stack is not None and stack != STACK:
             _refuse(path, stack, f"the kernel is Linux; use {STACK!r} or leave tcp.stack unset")
-    if (data.get("tcp") or {}).get("stack") is None:
-        return dict(data), [("tcp.stack", STACK)]
-    return dict(data), []
+    return [] if stacks["tcp.stack"] is not None else [("tcp.stack", STACK)]
 
 
 def _ms(text: str) -> float:
@@ -123,10 +125,10 @@ def flow_tcp(normalized: Mapping[str, Any]) -> List[Tuple[str, Optional[dict]]]:
             for i, f in enumerate(normalized["flows"])]
 
 
-def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[set], preset: Mapping[str, Any],
+def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[Mapping[str, str]], preset: Mapping[str, Any],
                     flow_ends: Sequence[Tuple[str, str]], mss: Sequence[int]) -> KernelSettings:
     """The kernel's settings for a scenario ``normalized`` with the linux-6 preset applied;
-    ``explicit[i]`` the keys flow ``i`` sets itself, ``preset`` the linux-6 values,
+    ``explicit[i]`` the keys flow ``i`` sets, each with where it is written, ``preset`` the linux-6 values,
     ``flow_ends[i]`` its (source, destination) nodes, ``mss[i]`` its segment size. A UDP flow's
     entry in ``flows`` is None. Raises ScenarioError naming the first key the kernel cannot
     honour."""
@@ -135,11 +137,11 @@ def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[set], pres
         if tcp is None:
             out.flows.append(None)
             continue
-        keys = explicit[i] if i < len(explicit) else set()
+        keys = explicit[i] if i < len(explicit) else {}
 
         def at(key: str) -> str:
-            # A key the flow's table writes is reported there; one from the scenario-wide table at `tcp.`.
-            return f"{prefix}.{key}"
+            # Reported where the scenario writes it (the flow's table, or the scenario-wide one).
+            return keys.get(key, f"{prefix}.{key}")
 
         variant = tcp["variant"]
         if variant not in VARIANTS:
