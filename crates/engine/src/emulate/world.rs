@@ -21,9 +21,9 @@ use crate::metrics::efficiency::Efficiency;
 use crate::net::medium::{self, Handed, Medium, Out};
 use crate::net::routing::{RouteTable, Via};
 use crate::plan::Plan;
-use crate::result::network::{Latency, NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals};
+use crate::result::network::{NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals};
 use crate::result::FlowResult;
-use crate::sim::network::{build_media, channel_results, flow_capacities, iface_name};
+use crate::sim::network::{build_media, channel_results, flow_capacities, iface_counters, iface_name, link_results, pipe_results, served_bytes};
 use crate::sim::queue::EventQueue;
 use crate::units::SimTime;
 use std::collections::{BTreeMap, HashMap};
@@ -551,45 +551,16 @@ impl<'a> EmuWorld<'a> {
             };
             let tmax = net.metrics.tmax.map_or(tmax_of[i], |t| t as f64 / n_flows);
             let transfer_s = done.map_or(f64::NAN, |d| (d - start).as_secs_f64());
+            let eff = Efficiency::of_flow(weights, &flow, tmax, transfer_s, bottleneck_of[i]);
+            let complete = cfg.transport == Transport::Udp || done.is_some();
             flows.push(NetFlowResult {
-                efficiency: Efficiency::of_flow(weights, &flow, tmax, transfer_s, bottleneck_of[i]),
-                unfavored: false,
-                name: cfg.name.clone(),
-                from: cfg.from.clone(),
-                to: cfg.to.clone(),
-                transport: cfg.transport.name(),
-                variant: match cfg.transport {
-                    Transport::Tcp => cfg.tcp.variant.name().to_string(),
-                    Transport::Udp => "udp".into(),
-                },
-                traffic: cfg.traffic.kind(),
-                complete: done.is_some() && cfg.transport == Transport::Tcp || cfg.transport == Transport::Udp,
-                start_s: start.as_secs_f64(),
-                stop_s: None,
-                flow,
-                messages_sent: 0,
-                messages_delivered: 0,
-                echo: cfg.echo,
-                latency_ms: Latency::of(Vec::new()),
-                packet_latency_ms: Latency::of(Vec::new()),
-                busy_s: f64::NAN,
                 datagrams_sent: watch.datagrams_sent,
                 datagrams_delivered: watch.datagrams_delivered,
-                arrived_after_stop: 0,
-                split: None,
-                trace: None,
-                deliveries: None,
+                ..NetFlowResult::of_config(cfg, flow, eff, complete, start.as_secs_f64())
             });
         }
-
-        // Bytes each node's energy served: flows it is an end of, or whose route crosses it.
-        let mut served = vec![0u64; net.nodes.len()];
-        for (cfg, f) in net.flows.iter().zip(&flows) {
-            served[cfg.src.index()] += f.flow.bytes_delivered;
-            for hop in self.routes.path(cfg.src, cfg.dst).unwrap_or_default() {
-                served[self.routes.ifaces[hop.index()].to.index()] += f.flow.bytes_delivered;
-            }
-        }
+        let delivered: Vec<u64> = flows.iter().map(|f| f.flow.bytes_delivered).collect();
+        let served = served_bytes(net, &self.routes, &delivered);
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
         let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
@@ -613,22 +584,10 @@ impl<'a> EmuWorld<'a> {
                 },
             );
         }
-        let mut links = BTreeMap::new();
-        let mut wire_bytes = 0;
-        for e in &self.routes.ifaces {
-            let c = self.media[e.via.medium as usize].counters(e.via.port, end);
-            wire_bytes += c.bytes_sent;
-            if let Medium::Link(_) = self.media[e.via.medium as usize] {
-                links.insert(iface_name(net, e), c);
-            }
-        }
+        let counters = iface_counters(&self.routes, &mut self.media, end);
+        let (links, wire_bytes) = link_results(net, &self.routes, &self.media, counters);
         let channels = channel_results(net, &self.routes, &self.media, end);
-        let pipes = net
-            .pipes
-            .iter()
-            .zip(self.media.iter().filter_map(|m| if let Medium::Pipe(p) = m { Some(p.counters) } else { None }))
-            .map(|(cfg, c)| (format!("{}->{}", cfg.from, cfg.to), c))
-            .collect();
+        let pipes = pipe_results(net, &self.media);
         let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
         let network = NetworkTotals::of(&mut flows, &energies, w_s, wire_bytes, weights, tmax_all, self.packets.in_use() as u64, nodes.len());
         let variant = NetRunResult::variant_label(net.flows.iter().filter(|f| f.transport == Transport::Tcp).map(|f| f.tcp.variant.name()));

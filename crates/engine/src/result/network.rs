@@ -212,6 +212,45 @@ pub struct NetFlowResult {
     pub deliveries: Option<Vec<(u64, u64)>>,
 }
 
+impl NetFlowResult {
+    /// The record of flow `cfg` with its counters `flow`, its efficiency, its start, and
+    /// nothing else observed: no messages, latencies, datagrams, split or trace (a caller that
+    /// has them sets them).
+    pub fn of_config(cfg: &crate::config::network::FlowConfig, flow: FlowResult, efficiency: Efficiency, complete: bool, start_s: f64) -> Self {
+        use crate::config::network::Transport;
+        NetFlowResult {
+            efficiency,
+            unfavored: false,
+            name: cfg.name.clone(),
+            from: cfg.from.clone(),
+            to: cfg.to.clone(),
+            transport: cfg.transport.name(),
+            variant: match cfg.transport {
+                // A split flow's source runs the first connection's variant.
+                Transport::Tcp => cfg.tcp.variant.name().to_string(),
+                Transport::Udp => "udp".into(),
+            },
+            traffic: cfg.traffic.kind(),
+            complete,
+            start_s,
+            stop_s: None,
+            flow,
+            messages_sent: 0,
+            messages_delivered: 0,
+            echo: cfg.echo,
+            latency_ms: Latency::of(Vec::new()),
+            packet_latency_ms: Latency::of(Vec::new()),
+            busy_s: f64::NAN,
+            datagrams_sent: 0,
+            datagrams_delivered: 0,
+            arrived_after_stop: 0,
+            split: None,
+            trace: None,
+            deliveries: None,
+        }
+    }
+}
+
 /// What the split node did for a split flow.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SplitResult {

@@ -831,8 +831,7 @@ impl<'a> NetWorld<'a> {
 
     /// What left each interface by the end of the run.
     fn iface_counters(&mut self) -> Vec<LinkCounters> {
-        let end = self.now;
-        self.routes.ifaces.iter().map(|e| self.media[e.via.medium as usize].counters(e.via.port, end)).collect()
+        iface_counters(&self.routes, &mut self.media, self.now)
     }
 
     /// Keep in the capture only what left each interface by the end of the run: an interface's
@@ -1094,26 +1093,12 @@ impl<'a> NetWorld<'a> {
                 None => Vec::new(),
             };
             let eff = Efficiency::of_flow(weights, &flow, tmax, transfer_s, bottleneck_of[i]);
+            let deliveries = st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).and_then(|r| r.delivery_log.clone()).filter(|_| self.record_deliveries);
+            let messages_delivered = st.messages.latencies.len() as u64;
             flows.push(NetFlowResult {
-                efficiency: eff,
-                unfavored: false,
-                name: cfg.name.clone(),
-                from: cfg.from.clone(),
-                to: cfg.to.clone(),
-                transport: cfg.transport.name(),
-                variant: match cfg.transport {
-                    // A split flow's source runs the first connection's variant.
-                    Transport::Tcp => cfg.tcp.variant.name().to_string(),
-                    Transport::Udp => "udp".into(),
-                },
-                traffic: cfg.traffic.kind(),
-                complete: st.finished_at.is_some(),
-                start_s: start.as_secs_f64(),
                 stop_s: st.stopped_at.map(|t| t.as_secs_f64()),
-                flow,
                 messages_sent: st.messages.sent,
-                messages_delivered: st.messages.latencies.len() as u64,
-                echo: cfg.echo,
+                messages_delivered,
                 latency_ms: Latency::of(std::mem::take(&mut st.messages.latencies)),
                 packet_latency_ms: Latency::of(packet_latencies),
                 busy_s,
@@ -1121,20 +1106,12 @@ impl<'a> NetWorld<'a> {
                 datagrams_delivered: st.udp_delivered,
                 arrived_after_stop: st.arrived_after_stop,
                 split,
-                trace: None,
-                deliveries: st.tcp[End::Dst as usize].as_ref().and_then(|e| e.receiver.as_ref()).and_then(|r| r.delivery_log.clone()).filter(|_| self.record_deliveries),
+                deliveries,
+                ..NetFlowResult::of_config(cfg, flow, eff, st.finished_at.is_some(), start.as_secs_f64())
             });
         }
 
-        // Bytes each node's energy served: flows it is an end of, or whose route crosses it.
-        // Routes are loop-free: each node of a path is on it once.
-        let mut served = vec![0u64; net.nodes.len()];
-        for (i, cfg) in net.flows.iter().enumerate() {
-            served[cfg.src.index()] += delivered_of[i];
-            for hop in self.routes.path(cfg.src, cfg.dst).unwrap_or_default() {
-                served[self.routes.ifaces[hop.index()].to.index()] += delivered_of[i];
-            }
-        }
+        let served = served_bytes(net, &self.routes, &delivered_of);
 
         let mut nodes = BTreeMap::new();
         let mut energies: Vec<NodeEnergy> = Vec::with_capacity(net.nodes.len());
@@ -1187,22 +1164,9 @@ impl<'a> NetWorld<'a> {
             );
         }
 
-        let mut links = BTreeMap::new();
-        let mut wire_bytes = 0;
-        for (e, c) in self.routes.ifaces.iter().zip(iface_counters) {
-            wire_bytes += c.bytes_sent;
-            // A link's directions are listed in the record's `links`; a channel's pairs with it.
-            if let Medium::Link(_) = self.media[e.via.medium as usize] {
-                links.insert(iface_name(net, e), c);
-            }
-        }
+        let (links, wire_bytes) = link_results(net, &self.routes, &self.media, iface_counters);
         let channels = channel_results(net, &self.routes, &self.media, self.now);
-        let pipes = net
-            .pipes
-            .iter()
-            .zip(self.media.iter().filter_map(|m| if let Medium::Pipe(p) = m { Some(p.counters) } else { None }))
-            .map(|(cfg, c)| (format!("{}->{}", cfg.from, cfg.to), c))
-            .collect();
+        let pipes = pipe_results(net, &self.media);
 
         // Traces (not for a node with a battery, which is metered as its battery drains).
         for (f, trace) in std::mem::take(&mut self.traces).into_iter().enumerate() {
@@ -1280,6 +1244,47 @@ pub(crate) fn build_media(net: &NetworkConfig, routes: &RouteTable, seed: u64, p
     }
     let pipe_of = routes.ifaces.iter().map(|e| pipe_at.get(&[e.from, e.to]).map(|&k| (first_pipe + k) as u32)).collect();
     (media, pipe_of)
+}
+
+/// What left each interface of `routes` by `end`.
+pub(crate) fn iface_counters(routes: &RouteTable, media: &mut [Medium], end: SimTime) -> Vec<LinkCounters> {
+    routes.ifaces.iter().map(|e| media[e.via.medium as usize].counters(e.via.port, end)).collect()
+}
+
+/// The record's `links` (each link direction's counters, by name; a channel's pairs are in its
+/// own record) and the IP bytes every interface sent, from each interface's `counters`.
+pub(crate) fn link_results(net: &NetworkConfig, routes: &RouteTable, media: &[Medium], counters: Vec<LinkCounters>) -> (BTreeMap<String, LinkCounters>, u64) {
+    let mut links = BTreeMap::new();
+    let mut wire_bytes = 0;
+    for (e, c) in routes.ifaces.iter().zip(counters) {
+        wire_bytes += c.bytes_sent;
+        if let Medium::Link(_) = media[e.via.medium as usize] {
+            links.insert(iface_name(net, e), c);
+        }
+    }
+    (links, wire_bytes)
+}
+
+/// The record's `pipes`: each pipe's counters, by its ends.
+pub(crate) fn pipe_results(net: &NetworkConfig, media: &[Medium]) -> BTreeMap<String, medium::pipe::PipeCounters> {
+    net.pipes
+        .iter()
+        .zip(media.iter().filter_map(|m| if let Medium::Pipe(p) = m { Some(p.counters) } else { None }))
+        .map(|(cfg, c)| (format!("{}->{}", cfg.from, cfg.to), c))
+        .collect()
+}
+
+/// Bytes each node's energy served, from each flow's `delivered` bytes: the flows it is an end
+/// of, or whose route crosses it. Routes are loop-free: each node of a path is on it once.
+pub(crate) fn served_bytes(net: &NetworkConfig, routes: &RouteTable, delivered: &[u64]) -> Vec<u64> {
+    let mut served = vec![0u64; net.nodes.len()];
+    for (cfg, &d) in net.flows.iter().zip(delivered) {
+        served[cfg.src.index()] += d;
+        for hop in routes.path(cfg.src, cfg.dst).unwrap_or_default() {
+            served[routes.ifaces[hop.index()].to.index()] += d;
+        }
+    }
+    served
 }
 
 /// An interface's name in the record: `from->to`.
