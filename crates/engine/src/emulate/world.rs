@@ -14,16 +14,16 @@ use super::observe::Connection;
 use crate::config::network::{NetworkConfig, NodeId, Transport};
 use crate::config::Scenario;
 use crate::energy::battery::Battery;
-use crate::energy::cpu::{CpuMeter, Op, OP_KINDS};
-use crate::energy::meter::{self, NodeEnergy, RadioLog};
+use crate::energy::cpu::{CpuMeter, Op};
+use crate::energy::meter::{self, NodeEnergy};
 use crate::error::EngineError;
 use crate::metrics::efficiency::Efficiency;
 use crate::net::medium::{self, Handed, Medium, Out};
 use crate::net::routing::{RouteTable, Via};
 use crate::plan::Plan;
-use crate::result::network::{NetEnergyResult, NetFlowResult, NetNodeResult, NetRunResult, NetworkTotals};
+use crate::result::network::{NetEnergyResult, NetFlowResult, NetRunResult, NetworkTotals};
 use crate::result::FlowResult;
-use crate::sim::network::{build_media, channel_results, flow_capacities, iface_counters, iface_name, link_results, pipe_results, served_bytes};
+use crate::sim::network::{NodeState, build_media, channel_results, flow_capacities, iface_counters, iface_name, link_results, pipe_results, served_bytes};
 use crate::sim::queue::EventQueue;
 use crate::units::SimTime;
 use std::collections::{BTreeMap, HashMap};
@@ -72,15 +72,6 @@ impl Packets {
     fn in_use(&self) -> usize {
         self.items.len() - self.free.len()
     }
-}
-
-/// A node's meters and counters.
-struct NodeState {
-    cpu: CpuMeter,
-    radio: RadioLog,
-    originated: u64,
-    received: u64,
-    forwarded: u64,
 }
 
 /// How the packets of one flow are recognised: its ends' nodes and the destination's port.
@@ -188,7 +179,7 @@ impl<'a> EmuWorld<'a> {
         let nodes = net
             .nodes
             .iter()
-            .map(|n| NodeState { cpu: CpuMeter::for_profile(&n.profile.profile), radio: RadioLog::default(), originated: 0, received: 0, forwarded: 0 })
+            .map(|n| NodeState::new(&n.profile.profile))
             .collect();
         let keys = net.flows.iter().zip(ports).map(|(f, &port)| FlowKey { src: f.src.index(), dst: f.dst.index(), port, transport: f.transport }).collect();
         let mut w = EmuWorld {
@@ -570,19 +561,7 @@ impl<'a> EmuWorld<'a> {
             let mut battery = cfg.battery.as_ref().map(|b| Battery::new(b, end.0, &format!("nodes.{}.battery.sample", cfg.name))).transpose()?;
             let e = meter::node_energy_and_battery(&cfg.profile.profile, log, &mut nd.cpu, end, policy, timeout, served[n], battery.as_mut());
             energies.push(e.clone());
-            nodes.insert(
-                cfg.name.clone(),
-                NetNodeResult {
-                    energy: e,
-                    originated_packets: nd.originated,
-                    received_packets: nd.received,
-                    forwarded_packets: nd.forwarded,
-                    forward_cycles: nd.cpu.other_cycles,
-                    cpu_ops: (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect(),
-                    battery: battery.map(|b| b.result(end.0)),
-                    trace: None,
-                },
-            );
+            nodes.insert(cfg.name.clone(), nd.result(e, battery, end));
         }
         let counters = iface_counters(&self.routes, &mut self.media, end);
         let (links, wire_bytes) = link_results(net, &self.routes, &self.media, counters);
@@ -592,12 +571,6 @@ impl<'a> EmuWorld<'a> {
         let network = NetworkTotals::of(&mut flows, &energies, w_s, wire_bytes, weights, tmax_all, self.packets.in_use() as u64, nodes.len());
         let variant = NetRunResult::variant_label(net.flows.iter().filter(|f| f.transport == Transport::Tcp).map(|f| f.tcp.variant.name()));
         let single = flows.len() == 1;
-        let (sender, receiver) = if single {
-            let f = &net.flows[0];
-            (Some(energies[f.src.index()].clone()), Some(energies[f.dst.index()].clone()))
-        } else {
-            (None, None)
-        };
         Ok(NetRunResult {
             scenario: s.name.clone(),
             seed,
@@ -608,7 +581,7 @@ impl<'a> EmuWorld<'a> {
             events: self.events,
             engine_version: crate::VERSION,
             flow: single.then(|| flows[0].flow.clone()),
-            energy: NetEnergyResult { sender, receiver, window_s: w_s },
+            energy: NetEnergyResult::of_ends(net, &energies, w_s),
             flows,
             nodes,
             links,

@@ -112,6 +112,18 @@ pub struct NetEnergyResult {
     pub window_s: f64,
 }
 
+impl NetEnergyResult {
+    /// The energy of the one flow's ends when the network has one flow (else none), over a
+    /// window of `window_s`; `energies` per node.
+    pub fn of_ends(net: &crate::config::network::NetworkConfig, energies: &[NodeEnergy], window_s: f64) -> Self {
+        let (sender, receiver) = match &net.flows[..] {
+            [f] => (Some(energies[f.src.index()].clone()), Some(energies[f.dst.index()].clone())),
+            _ => (None, None),
+        };
+        NetEnergyResult { sender, receiver, window_s }
+    }
+}
+
 /// Delivery latency of application messages (ms): from the write to the delivery of its last
 /// byte to the receiving application; for an echoed UDP flow, the round trip back to the
 /// source. NaN (null) when no message was delivered.

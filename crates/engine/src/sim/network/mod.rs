@@ -127,17 +127,37 @@ impl Packet {
     }
 }
 
-/// A node's meters.
-struct NodeState {
-    cpu: CpuMeter,
-    radio: RadioLog,
+/// A node's meters (of a simulated or an emulated world).
+pub(crate) struct NodeState {
+    pub(crate) cpu: CpuMeter,
+    pub(crate) radio: RadioLog,
     /// Packets its endpoints sent, packets addressed to it that arrived, packets it forwarded.
-    originated: u64,
-    received: u64,
-    forwarded: u64,
+    pub(crate) originated: u64,
+    pub(crate) received: u64,
+    pub(crate) forwarded: u64,
     /// IPv4 identification of the last packet it sent as a source (RFC 791 §3.1: the sender's
     /// choice; RFC 6864 §4.1 allows any value with DF set).
     last_ip_id: u16,
+}
+
+impl NodeState {
+    pub(crate) fn new(profile: &crate::energy::profile::DeviceProfile) -> Self {
+        NodeState { cpu: CpuMeter::for_profile(profile), radio: RadioLog::default(), originated: 0, received: 0, forwarded: 0, last_ip_id: 0 }
+    }
+
+    /// Its part of the record: `energy` over the window ending at `end`, and its battery's.
+    pub(crate) fn result(&self, energy: NodeEnergy, battery: Option<Battery>, end: SimTime) -> NetNodeResult {
+        NetNodeResult {
+            energy,
+            originated_packets: self.originated,
+            received_packets: self.received,
+            forwarded_packets: self.forwarded,
+            forward_cycles: self.cpu.other_cycles,
+            cpu_ops: (0..OP_KINDS).map(|k| (Op::NAMES[k], self.cpu.count(k))).collect(),
+            battery: battery.map(|b| b.result(end.0)),
+            trace: None,
+        }
+    }
 }
 
 /// Node `node` hands `p` to an interface: if it is `p`'s source (`p` was not forwarded yet), it
@@ -289,17 +309,7 @@ impl<'a> NetWorld<'a> {
         let nodes = net
             .nodes
             .iter()
-            .map(|n| {
-                let p = &n.profile.profile;
-                NodeState {
-                    cpu: CpuMeter::for_profile(p),
-                    radio: RadioLog::default(),
-                    originated: 0,
-                    received: 0,
-                    forwarded: 0,
-                    last_ip_id: 0,
-                }
-            })
+            .map(|n| NodeState::new(&n.profile.profile))
             .collect();
         let power_save = scenario.energy.radio_policy == crate::config::RadioPolicy::Psm;
         let (media, pipe_of) = build_media(net, routes, seed, power_save);
@@ -1147,21 +1157,8 @@ impl<'a> NetWorld<'a> {
             } else {
                 meter::node_energy_and_battery(profile, log, &mut nd.cpu, window_end, policy, timeout, served[n], battery.as_mut())
             };
-            let cpu_ops = (0..OP_KINDS).map(|k| (Op::NAMES[k], nd.cpu.count(k))).collect();
             energies.push(e.clone());
-            nodes.insert(
-                cfg.name.clone(),
-                NetNodeResult {
-                    energy: e,
-                    originated_packets: nd.originated,
-                    received_packets: nd.received,
-                    forwarded_packets: nd.forwarded,
-                    forward_cycles: nd.cpu.other_cycles,
-                    cpu_ops,
-                    battery: battery.map(|b| b.result(window_end.0)),
-                    trace: None,
-                },
-            );
+            nodes.insert(cfg.name.clone(), nd.result(e, battery, window_end));
         }
 
         let (links, wire_bytes) = link_results(net, &self.routes, &self.media, iface_counters);
@@ -1195,12 +1192,6 @@ impl<'a> NetWorld<'a> {
         let names: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).collect();
         let ends = single.then(|| (net.flows[0].src.index(), net.flows[0].dst.index()));
         let profiles = priced.into_iter().map(|nodes| NetProfile::assemble(&names, nodes, delivered, w_s, ends)).collect();
-        let (sender, receiver) = if single {
-            let f = &net.flows[0];
-            (Some(energies[f.src.index()].clone()), Some(energies[f.dst.index()].clone()))
-        } else {
-            (None, None)
-        };
         Ok(NetRunResult {
             scenario: s.name.clone(),
             seed,
@@ -1211,7 +1202,7 @@ impl<'a> NetWorld<'a> {
             events: self.events,
             engine_version: crate::VERSION,
             flow: single.then(|| flows[0].flow.clone()),
-            energy: NetEnergyResult { sender, receiver, window_s: w_s },
+            energy: NetEnergyResult::of_ends(net, &energies, w_s),
             flows,
             nodes,
             links,
