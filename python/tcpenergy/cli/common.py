@@ -47,6 +47,20 @@ SetOption = Annotated[
 ]
 
 
+def print_record(record: dict, fmt: OutputFormat) -> None:
+    """A run's record on stdout, as JSON, one CSV row or tables."""
+    from rich.console import Console
+
+    from tcpenergy.report import result as result_report
+
+    if fmt is OutputFormat.json:
+        typer.echo(result_report.json_text(record))
+    elif fmt is OutputFormat.csv:
+        typer.echo(result_report.csv_text(record), nl=False)
+    else:
+        result_report.print_table(record, Console())
+
+
 def fail(message: str, status: int) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(status)

@@ -9,7 +9,7 @@ from typing import Annotated, List, Optional
 import typer
 from rich.console import Console
 
-from tcpenergy.cli.common import EXIT_USAGE, OutputFormat, SetOption, app, fail, reporting_errors
+from tcpenergy.cli.common import EXIT_USAGE, OutputFormat, SetOption, app, fail, print_record, reporting_errors
 from tcpenergy.cli.progress import run_with_progress
 
 
@@ -93,12 +93,8 @@ def emulate_command(
             atomic_write(out, lambda tmp: tmp.write_text(result_report.json_text(record) + "\n"))
     for line in notes:
         typer.echo(line, err=True)
-    if fmt is OutputFormat.json:
-        typer.echo(result_report.json_text(record))
-    elif fmt is OutputFormat.csv:
-        typer.echo(result_report.csv_text(record), nl=False)
-    else:
-        result_report.print_table(record, Console())
+    print_record(record, fmt)
+    if fmt is OutputFormat.table:
         loop = record["emulation"]["loop"]
         typer.echo(f"kernel mode: {loop['packets_taken']} packets taken, {loop['packets_written']} delivered; "
                    f"lag p50 {loop['lag_p50_ms']:.3f} ms, p99 {loop['lag_p99_ms']:.3f} ms, "

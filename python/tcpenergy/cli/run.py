@@ -12,7 +12,8 @@ from rich.console import Console
 
 from tcpenergy import api, devices
 from tcpenergy.capture import check_pcap_dir, describe_written
-from tcpenergy.cli.common import EXIT_FAILURE, EXIT_USAGE, OutputFormat, SetOption, app, fail, reporting_errors
+from tcpenergy.cli.common import (EXIT_FAILURE, EXIT_USAGE, OutputFormat, SetOption, app, fail, print_record,
+                                  reporting_errors)
 from tcpenergy.cli.progress import run_with_progress
 from tcpenergy.outputs import check_trace_path, write_trace
 from tcpenergy.report import profiles as profiles_report
@@ -111,12 +112,7 @@ def run_command(
             write_trace(pd.DataFrame(columns or {}), trace)
         except OSError as exc:
             fail(f"cannot write trace file {trace}: {exc}", EXIT_FAILURE)
-    if fmt is OutputFormat.json:
-        typer.echo(result_report.json_text(record))
-    elif fmt is OutputFormat.csv:
-        typer.echo(result_report.csv_text(record), nl=False)
-    else:
-        result_report.print_table(record, Console())
+    print_record(record, fmt)
 
 
 @app.command("validate")
