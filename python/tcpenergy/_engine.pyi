@@ -51,6 +51,7 @@ def emulate(
     limit_s: float,
     lag_bound_ms: float,
     capture: bool = False,
+    origin_s: Optional[float] = None,
 ) -> tuple[str, list[tuple[str, bytes]]]: ...
 def analyze(
     scenario_json: str,

@@ -230,10 +230,11 @@ fn cycle_figures() -> String {
 /// Emulate a scenario on real devices (kernel mode, `tcpenergy_engine::emulate`): `hosts` are
 /// (node name, IPv4 address as four bytes, TUN descriptor) for each node with a host (the rest
 /// are routers), `ports` each flow's listening port, `control` a descriptor that becomes
-/// readable to end the run; with `capture`, each interface's frames are kept. Returns the record
+/// readable to end the run; with `capture`, each interface's frames are kept; `origin_s` is the
+/// run's time 0 on the monotonic clock (`time.monotonic()`), now when None. Returns the record
 /// as JSON text and the capture's (file stem, pcap bytes). The GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed, overrides, hosts, ports, control, limit_s, lag_bound_ms, capture=false))]
+#[pyo3(signature = (scenario_json, seed, overrides, hosts, ports, control, limit_s, lag_bound_ms, capture=false, origin_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn emulate(
     py: Python<'_>,
@@ -246,13 +247,15 @@ fn emulate(
     limit_s: f64,
     lag_bound_ms: f64,
     capture: bool,
+    origin_s: Option<f64>,
 ) -> PyResult<(String, Vec<(String, PyObject)>)> {
     let text = scenario_json.to_owned();
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let (s, seed, _) = prepare(&text, seed, &overrides, &[])?;
             let limit = std::time::Duration::from_secs_f64(limit_s.clamp(0.0, 1e7));
-            let setup = tcpenergy_engine::emulate::Setup { hosts, ports, control, limit, lag_bound_ms, capture };
+            let origin_ns = origin_s.map(|s| (s.max(0.0) * 1e9).round() as u64);
+            let setup = tcpenergy_engine::emulate::Setup { hosts, ports, control, origin_ns, limit, lag_bound_ms, capture };
             tcpenergy_engine::emulate::run_json(&s, seed, &setup)
         }))
     });

@@ -36,6 +36,10 @@ FIRST_PORT = 20000
 PACED = ("on_off", "cbr")
 # A paced flow without a stop writes until this long before the run's limit, so that it drains.
 DRAIN_S = 2.0
+# Time 0 of a run comes this long after its receivers are started, and this long more per
+# program, so that every receiver listens and every sender runs by then.
+LISTEN_S = 0.3
+PROGRAM_START_S = 0.1
 # A UDP receiver listens this long after its sender's last datagram.
 UDP_GRACE_S = 1.0
 # A run whose events ran later than this at the 99th percentile is marked incomplete.
@@ -255,18 +259,11 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             _route(hosts, f["to"], f["from"], ["rto_min", f"{k.rto_min_ms:g}ms"] + (["quickack", "1"] if k.quickack else []))
         table = [(name, [int(x) for x in hosts.nodes[name].address.split(".")], hosts.nodes[name].fd) for name in hosts_needed]
 
-        def network() -> None:
-            try:
-                outcome["record"], outcome["pcap"] = engine.emulate(loaded.to_json(), seed, encoded, table, ports, read_end,
-                                                                   limit, lag_bound_ms, pcap is not None)
-            except BaseException as exc:  # handed to the main thread
-                outcome["error"] = exc
-
-        runner = threading.Thread(target=network, name="tcpenergy-emulate", daemon=True)
-        runner.start()
-        t0 = time.monotonic()
-        deadline = t0 + limit
         python = sys.executable
+        # The receivers listen first; time 0 of the run comes after they can all have started, and
+        # a moment more, so that the senders (started next) begin at the scenario's times.
+        t0 = time.monotonic() + LISTEN_S + PROGRAM_START_S * len(flows)
+        deadline = t0 + limit
         receivers = []
         for i, (f, k) in enumerate(zip(flows, kernel.flows)):
             address = hosts.nodes[f["to"]].address
@@ -281,6 +278,16 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             if proc.stdout.readline().strip() != "ready":
                 raise EmulationError(f"flow {f['name']!r}: the receiver did not start: {proc.stderr.read().strip()}")
             receivers.append(proc)
+
+        def network() -> None:
+            try:
+                outcome["record"], outcome["pcap"] = engine.emulate(loaded.to_json(), seed, encoded, table, ports, read_end,
+                                                                   limit, lag_bound_ms, pcap is not None, t0)
+            except BaseException as exc:  # handed to the main thread
+                outcome["error"] = exc
+
+        runner = threading.Thread(target=network, name="tcpenergy-emulate", daemon=True)
+        runner.start()
         senders = []
         for i, (f, k) in enumerate(zip(flows, kernel.flows)):
             at = ["--at", repr(t0 + _seconds(f.get("start", "0s")))]

@@ -29,7 +29,9 @@ pub struct Setup {
     pub ports: Vec<u16>,
     /// A descriptor that becomes readable when the run is to end.
     pub control: i32,
-    /// The run ends by itself after this long.
+    /// Simulated time 0 on the monotonic clock, ns (`realtime::monotonic_ns`); now when None.
+    pub origin_ns: Option<u64>,
+    /// The run ends by itself this long after its origin.
     pub limit: Duration,
     /// The largest 99th-percentile lag (ms) of a run reported complete.
     pub lag_bound_ms: f64,
@@ -60,7 +62,7 @@ pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String
     if setup.capture {
         world = world.with_capture();
     }
-    let (end, report) = realtime::run(&mut world, &devices, setup.control, setup.limit)?;
+    let (end, report) = realtime::run(&mut world, &devices, setup.control, setup.origin_ns, setup.limit)?;
     let refused = world.refused;
     let rate_error: serde_json::Map<String, serde_json::Value> = world
         .iface_names()

@@ -10,9 +10,9 @@ use crate::error::EngineError;
 use crate::units::SimTime;
 use rustix::event::epoll;
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
-use rustix::time::{timerfd_create, timerfd_settime, Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, Timespec};
+use rustix::time::{clock_gettime, timerfd_create, timerfd_settime, ClockId, Itimerspec, TimerfdClockId, TimerfdFlags, TimerfdTimerFlags, Timespec};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd, RawFd};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// epoll tokens of the two descriptors that are not devices.
 const TIMER: u64 = u64::MAX;
@@ -88,6 +88,12 @@ fn non_blocking(fd: BorrowedFd<'_>) -> Result<(), EngineError> {
     fcntl_setfl(fd, flags | OFlags::NONBLOCK).map_err(|e| os_error("fcntl F_SETFL", e))
 }
 
+/// The monotonic clock (CLOCK_MONOTONIC, the clock of Python's `time.monotonic()`), in ns.
+pub fn monotonic_ns() -> u64 {
+    let t = clock_gettime(ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
 /// Nearest-rank percentile `q` (0..=1) of sorted `v`, in ms.
 fn percentile_ms(v: &[u64], q: f64) -> f64 {
     if v.is_empty() {
@@ -98,9 +104,11 @@ fn percentile_ms(v: &[u64], q: f64) -> f64 {
 }
 
 /// Run `world` on the wall clock: node `i`'s kernel is behind `devices[i]` (a TUN descriptor,
-/// `None` for a router), until `control` becomes readable or `limit` has passed. Returns the
-/// time the run ended (ns since it began) and how the loop kept up.
-pub fn run(world: &mut EmuWorld<'_>, devices: &[Option<RawFd>], control: RawFd, limit: Duration) -> Result<(SimTime, LoopReport), EngineError> {
+/// `None` for a router), until `control` becomes readable or `limit` has passed since `origin`.
+/// Simulated time 0 is `origin` on the monotonic clock ([`monotonic_ns`]; now when `None`), so
+/// that the caller can start its programs at the scenario's times; a packet read before it is
+/// stamped 0. Returns the time the run ended and how the loop kept up.
+pub fn run(world: &mut EmuWorld<'_>, devices: &[Option<RawFd>], control: RawFd, origin: Option<u64>, limit: Duration) -> Result<(SimTime, LoopReport), EngineError> {
     let poller = Poller::new()?;
     let devices: Vec<Option<BorrowedFd<'_>>> = devices.iter().map(|fd| fd.map(borrow_device)).collect();
     for (i, fd) in devices.iter().enumerate() {
@@ -121,17 +129,17 @@ pub fn run(world: &mut EmuWorld<'_>, devices: &[Option<RawFd>], control: RawFd, 
             }
         }
     };
-    let start = Instant::now();
-    let since = |at: Instant| SimTime(at.duration_since(start).as_nanos() as u64);
+    let origin = origin.unwrap_or_else(monotonic_ns);
+    let clock = || SimTime(monotonic_ns().saturating_sub(origin));
     let limit_ns = limit.as_nanos() as u64;
     let ended_by = loop {
-        let now = since(Instant::now());
+        let now = clock();
         world.run_due(now, &mut write);
         if now.0 >= limit_ns {
             break "time limit";
         }
         let wake_at = world.next_due().map_or(limit_ns, |t| t.0.min(limit_ns));
-        poller.arm(Duration::from_nanos(wake_at.saturating_sub(since(Instant::now()).0)));
+        poller.arm(Duration::from_nanos(wake_at.saturating_sub(clock().0)));
         events.clear();
         match epoll::wait(&poller.epoll, rustix::buffer::spare_capacity(&mut events), None) {
             Ok(_) => {}
@@ -139,7 +147,7 @@ pub fn run(world: &mut EmuWorld<'_>, devices: &[Option<RawFd>], control: RawFd, 
             Err(e) => return Err(os_error("epoll_wait", e)),
         }
         // Events due by now run before the packets read now, so media see time move forward.
-        let now = since(Instant::now());
+        let now = clock();
         world.run_due(now, &mut write);
         let mut stop = false;
         for ev in &events {
@@ -164,7 +172,7 @@ pub fn run(world: &mut EmuWorld<'_>, devices: &[Option<RawFd>], control: RawFd, 
             break "control";
         }
     };
-    let end = since(Instant::now());
+    let end = clock();
     let t = &mut world.timeliness;
     t.lags_ns.sort_unstable();
     let report = LoopReport {

@@ -515,9 +515,18 @@ impl<'a> EmuWorld<'a> {
 
     /// The record of the emulation over `[0, end)`. `complete` and `stop` say whether it ran to
     /// its end honestly, and why not.
-    pub fn finish(&mut self, seed: u64, end: SimTime, complete: bool, stop: Option<String>) -> Result<NetRunResult, EngineError> {
+    pub fn finish(&mut self, seed: u64, run_end: SimTime, complete: bool, stop: Option<String>) -> Result<NetRunResult, EngineError> {
         let s = self.scenario;
         let net = self.net;
+        // The measurement window ends when the last flow finished, as a simulated run's does
+        // (a TCP flow when its data was all acknowledged, a UDP flow at its last datagram);
+        // at the run's end when one did not.
+        let done_at = |w: &FlowWatch, t: Transport| match t {
+            Transport::Tcp => w.tcp.all_acked_at,
+            Transport::Udp => w.last_datagram_at,
+        };
+        let finished: Option<Vec<SimTime>> = net.flows.iter().zip(&self.flows).map(|(cfg, w)| done_at(w, cfg.transport)).collect();
+        let end = finished.and_then(|t| t.into_iter().max()).map_or(run_end, |t| t.min(run_end));
         let w_s = end.as_secs_f64();
         let (tmax_of, bottleneck_of) = flow_capacities(net, &self.routes);
         let weights = &net.metrics.weights;
@@ -563,9 +572,10 @@ impl<'a> EmuWorld<'a> {
             energies.push(e.clone());
             nodes.insert(cfg.name.clone(), nd.result(e, battery, end));
         }
-        let counters = iface_counters(&self.routes, &mut self.media, end);
+        // What the media carried over the whole run, as a simulated run's record counts it.
+        let counters = iface_counters(&self.routes, &mut self.media, run_end);
         let (links, wire_bytes) = link_results(net, &self.routes, &self.media, counters);
-        let channels = channel_results(net, &self.routes, &self.media, end);
+        let channels = channel_results(net, &self.routes, &self.media, run_end);
         let pipes = pipe_results(net, &self.media);
         let tmax_all = net.metrics.tmax.map_or(tmax_of.iter().sum(), |t| t as f64);
         let network = NetworkTotals::of(&mut flows, &energies, w_s, wire_bytes, weights, tmax_all, self.packets.in_use() as u64, nodes.len());
@@ -577,7 +587,7 @@ impl<'a> EmuWorld<'a> {
             variant,
             complete: complete && flows.iter().all(|f| f.complete),
             stop,
-            sim_time_s: w_s,
+            sim_time_s: run_end.as_secs_f64(),
             events: self.events,
             engine_version: crate::VERSION,
             flow: single.then(|| flows[0].flow.clone()),
