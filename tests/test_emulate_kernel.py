@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import struct
 import subprocess
 import sys
@@ -118,7 +119,17 @@ def test_the_energy_breakdown_sums_to_the_total(clean_run):
 
 
 def test_nothing_the_run_made_is_left_behind(clean_run):
-    assert not [n for n in netns.ours() if n.startswith(f"{netns.PREFIX}{__import__('os').getpid()}-")]
+    pid = os.getpid()
+    assert not [n for n in netns.ours() if n.startswith(f"{netns.PREFIX}{pid}-")]
+    # The devices were created in the host's namespace before being moved: none is left there.
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    assert f"te{pid % 10**7}r" not in links
+
+
+def test_the_programs_report_the_cpu_time_they_used(clean_run):
+    programs = clean_run[0]["kernel"]["flows"]["main"]
+    for side in ("sender", "receiver"):
+        assert programs[side]["cpu_user_s"] + programs[side]["cpu_system_s"] > 0
 
 
 @pytest.mark.parametrize("tcp, key", [
