@@ -288,6 +288,11 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
 
         runner = threading.Thread(target=network, name="tcpenergy-emulate", daemon=True)
         runner.start()
+        # The engine refuses what it cannot run as it builds the network, at once: say so now
+        # rather than leave the programs waiting for a network that is not there.
+        runner.join(timeout=0.05)
+        if "error" in outcome:
+            raise outcome["error"]
         senders = []
         for i, (f, k) in enumerate(zip(flows, kernel.flows)):
             at = ["--at", repr(t0 + _seconds(f.get("start", "0s")))]
