@@ -10,7 +10,7 @@ import struct
 import pytest
 
 from tcpenergy import api
-from tcpenergy.emulate.analyze import analyze
+from tcpenergy.emulate.capture_energy import analyze
 from tcpenergy.exceptions import ScenarioError
 
 PROFILE = "singh2002-toshiba-wavelan"

@@ -127,7 +127,7 @@ def analyze_command(
 ) -> None:
     """Meter a capture taken at one node (tcpdump on a phone or laptop, `run --node-pcap`) with a
     device profile's radio and CPU model: the node's energy record and its TCP connections."""
-    from tcpenergy.emulate.analyze import analyze
+    from tcpenergy.emulate.capture_energy import analyze
     from tcpenergy.report import result as result_report
 
     if fmt is OutputFormat.csv:
