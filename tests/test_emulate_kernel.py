@@ -225,3 +225,21 @@ def test_a_network_with_a_router_carries_bulk_paced_and_udp_flows():
     assert voice["datagrams_delivered"] == programs["receiver"]["datagrams"]
     assert record["nodes"]["ap"]["forwarded_packets"] > 0
     assert set(record["kernel"]["addresses"]) == {"server", "mobile"}
+
+
+def test_a_timed_flow_ends_at_its_duration_as_in_simulation():
+    # docs/models/network.md: a timed flow's ends stop at its duration; its record is what was
+    # delivered by then.
+    scenario = api.load_scenario({
+        "name": "timed", "seed": 1, "stop_after": "20s", "nodes": {"a": {}, "b": {}},
+        "links": [{"between": ["a", "b"], "rate": "10Mbps", "delay": "5ms", "queue": 200}],
+        "flows": [{"name": "f", "from": "a", "to": "b", "transport": "tcp",
+                   "traffic": {"kind": "timed", "duration": "1s"}, "tcp": {"variant": "cubic"}}]})
+    record = emulate(scenario)
+    assert record["complete"], record.get("stop")
+    assert record["energy"]["window_s"] == pytest.approx(1.0, abs=1e-9)
+    flow = record["flows"][0]
+    # About a second of a 10 Mbit/s link, less the handshake and the ACKs' last round trip.
+    assert 0.8e6 < flow["bytes_delivered"] < 1.25e6
+    # Not every byte written was acknowledged: no completion time (null), as in simulation.
+    assert flow["completion_s"] is None

@@ -9,8 +9,9 @@ kernel's own view of the connection (``TCP_INFO``) read just before the socket c
         Listen, print "ready", take one connection, read to its end, report.
     send --to ADDR --port P (--bytes N | --seconds S | --message N ...) [--at T] [--congestion NAME]
          [--sndbuf BYTES]
-        At monotonic time T, connect, write N bytes (or for S seconds, or paced messages), close
-        the sending side, wait for the receiver to close (so every byte is acknowledged), report.
+        At monotonic time T, connect, write N bytes (or paced messages), close the sending side,
+        wait for the receiver to close (so every byte is acknowledged), report; or write for S
+        seconds and then reset the connection (a timed flow ends at its duration).
     udp-receive --bind ADDR --port P --until T
         Bind, print "ready", count datagrams until monotonic time T, report.
     udp-send --to ADDR --port P --message N --until T [--at T0] (--rate BPS | --interval S ...)
@@ -82,7 +83,11 @@ def receive(args) -> None:
     got = 0
     buf = bytearray(CHUNK)
     while True:
-        n = conn.recv_into(buf)
+        try:
+            n = conn.recv_into(buf)
+        except ConnectionResetError:
+            # A timed flow's sender reset the connection at its duration.
+            break
         if n == 0:
             break
         got += n
@@ -136,7 +141,13 @@ def send(args) -> None:
                 sent += sock.send(payload)
             except socket.timeout:
                 pass
-        sock.settimeout(None)
+        # A timed flow stops at its duration, both ends at once (docs/models/network.md): what
+        # is still buffered is dropped with a reset rather than drained.
+        info = tcp_info(sock)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        report(bytes=sent, started=started, written=time.monotonic(), ended=time.monotonic(), tcp_info=info)
+        return
     else:
         while sent < args.bytes:
             sent += sock.send(payload[: min(CHUNK, args.bytes - sent)])

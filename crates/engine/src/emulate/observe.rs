@@ -54,6 +54,9 @@ pub struct Connection {
     last_ack: Option<(u32, u16)>,
     last_ack_at: SimTime,
     dupacks: u64,
+    /// A timed flow's books, closed at the end of its duration: when, the destination's
+    /// acknowledgment and the source's IP bytes then.
+    closed_books: Option<(SimTime, u32, u64)>,
 }
 
 impl Connection {
@@ -205,11 +208,26 @@ impl Connection {
         }
     }
 
+    /// A timed flow's duration is over at `now` (docs/models/network.md): its record is what
+    /// the wire showed by then, as a simulated timed flow's is; the connection's aftermath (the
+    /// programs close it) is left out.
+    pub fn close_books(&mut self, now: SimTime) {
+        if self.isn.is_some() && self.closed_books.is_none() {
+            self.closed_books = Some((now, self.acked_by_receiver, self.data.ip_bytes));
+        }
+    }
+
+    /// When the flow finished: every data byte acknowledged, or its books closed.
+    pub fn finished_at(&self) -> Option<SimTime> {
+        self.closed_books.map(|(t, _, _)| t).or(self.all_acked_at)
+    }
+
     /// Payload bytes the destination acknowledged: delivered to its application in order.
     pub fn delivered(&self) -> u64 {
+        let acked = self.closed_books.map_or(self.acked_by_receiver, |(_, a, _)| a);
         let past_data = match self.fin_at {
-            Some(fin) => self.acked_by_receiver.min(fin),
-            None => self.acked_by_receiver,
+            Some(fin) => acked.min(fin),
+            None => acked,
         };
         past_data.saturating_sub(1) as u64
     }
@@ -220,10 +238,14 @@ impl Connection {
     pub fn result(&self, active_s: f64) -> FlowResult {
         let per_s = |bits: f64| if active_s > 0.0 { bits / active_s } else { 0.0 };
         let delivered = self.delivered();
-        let sender_by_end = if self.all_acked_at.is_some() { self.data_ip_bytes_then } else { self.data.ip_bytes };
+        let sender_by_end = match (self.closed_books, self.all_acked_at) {
+            (Some((_, _, bytes)), _) => bytes,
+            (None, Some(_)) => self.data_ip_bytes_then,
+            (None, None) => self.data.ip_bytes,
+        };
         FlowResult {
             bytes_delivered: delivered,
-            completion_s: self.all_acked_at.map_or(f64::NAN, |t| t.as_secs_f64()),
+            completion_s: self.all_acked_at.filter(|_| self.closed_books.is_none()).map_or(f64::NAN, |t| t.as_secs_f64()),
             goodput_bps: per_s(delivered as f64 * 8.0),
             throughput_bps: per_s(sender_by_end as f64 * 8.0),
             segments_sent: self.data.segments,

@@ -34,6 +34,8 @@ enum Event {
     Arrive { node: u32, packet: u32 },
     /// A timer a medium asked for.
     Medium { medium: u32, timer: medium::Timer },
+    /// A timed flow's duration is over.
+    DurationOver { flow: u32 },
 }
 
 /// A packet in flight: its bytes, and the interface it is crossing.
@@ -203,6 +205,11 @@ impl<'a> EmuWorld<'a> {
             capture: None,
         };
         w.timeliness.arrivals = vec![None; w.routes.ifaces.len()];
+        for (i, f) in net.flows.iter().enumerate() {
+            if let (Transport::Tcp, crate::config::network::FlowTraffic::Timed { duration }) = (f.transport, f.traffic) {
+                w.queue.push(SimTime(f.start.0 + duration.0), Event::DurationOver { flow: i as u32 });
+            }
+        }
         for m in 0..w.media.len() {
             w.media[m].start(&mut w.out);
             w.act(SimTime::ZERO, m as u32, 0);
@@ -454,6 +461,7 @@ impl<'a> EmuWorld<'a> {
                     self.act(t, medium, from);
                 }
                 Event::Arrive { node, packet } => self.arrive(t, now, node as usize, packet, write),
+                Event::DurationOver { flow } => self.flows[flow as usize].tcp.close_books(t),
             }
         }
     }
@@ -522,7 +530,7 @@ impl<'a> EmuWorld<'a> {
         // (a TCP flow when its data was all acknowledged, a UDP flow at its last datagram);
         // at the run's end when one did not.
         let done_at = |w: &FlowWatch, t: Transport| match t {
-            Transport::Tcp => w.tcp.all_acked_at,
+            Transport::Tcp => w.tcp.finished_at(),
             Transport::Udp => w.last_datagram_at,
         };
         let finished: Option<Vec<SimTime>> = net.flows.iter().zip(&self.flows).map(|(cfg, w)| done_at(w, cfg.transport)).collect();
@@ -538,8 +546,8 @@ impl<'a> EmuWorld<'a> {
                 Transport::Tcp => {
                     let c = &watch.tcp;
                     let start = c.started_at.unwrap_or(SimTime(cfg.start.0));
-                    let stop = c.all_acked_at.unwrap_or(end);
-                    (c.result((stop.max(start) - start).as_secs_f64()), start, c.all_acked_at)
+                    let stop = c.finished_at().unwrap_or(end);
+                    (c.result((stop.max(start) - start).as_secs_f64()), start, c.finished_at())
                 }
                 Transport::Udp => {
                     let start = watch.first_datagram_at.unwrap_or(SimTime(cfg.start.0));
