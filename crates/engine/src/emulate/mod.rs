@@ -80,7 +80,7 @@ pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String
         None
     };
     let honest = report.write_errors == 0 && report.lag_p99_ms <= setup.lag_bound_ms;
-    let record = world.finish(seed, end, honest, stop)?;
+    let record = world.finish(seed, end, honest, stop.clone())?;
     let mut value = match scenario.traffic() {
         Some(_) => serde_json::to_value(RunResult::of_network(record)?),
         None => serde_json::to_value(&record),
@@ -88,6 +88,8 @@ pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String
     .map_err(|e| EngineError::Invariant(format!("record serializes: {e}")))?;
     let obj = value.as_object_mut().ok_or_else(|| EngineError::Invariant("a record is an object".into()))?;
     obj.insert("mode".into(), "emulated".into());
+    // Said in both forms (a simulated single-path record has no `stop`): why it is incomplete.
+    obj.insert("stop".into(), stop.map_or(serde_json::Value::Null, serde_json::Value::from));
     obj.insert(
         "emulation".into(),
         serde_json::json!({
