@@ -5,13 +5,15 @@ milliseconds and imports nothing of the package. Each prints one JSON line on st
 bytes moved, its times on the monotonic clock (shared by every process on the host), and the
 kernel's own view of the connection (``TCP_INFO``) read just before the socket closes.
 
-    receive --bind ADDR --port P [--clamp BYTES]
-        Listen, print "ready", take one connection, read to its end, report.
-    send --to ADDR --port P (--bytes N | --seconds S | --message N ...) [--at T] [--congestion NAME]
+    receive --bind ADDR --port P [--clamp BYTES] [--until T]
+        Listen, print "ready", take one connection, read to its end (or until monotonic time T,
+        when the flow is over), report.
+    send --to ADDR --port P [--bytes N | --message N ...] [--abort-at T] [--at T0] [--congestion NAME]
          [--sndbuf BYTES]
-        At monotonic time T, connect, write N bytes (or paced messages), close the sending side,
-        wait for the receiver to close (so every byte is acknowledged), report; or write for S
-        seconds and then reset the connection (a timed flow ends at its duration).
+        At monotonic time T0, connect, write N bytes (or paced messages), close the sending side,
+        wait for the receiver to close (so every byte is acknowledged), report. With --abort-at,
+        the flow is over at T (a timed flow's duration, a flow's stop): write until then (as much
+        as the connection takes, without --bytes or --message), then reset the connection.
     udp-receive --bind ADDR --port P --until T
         Bind, print "ready", count datagrams until monotonic time T, report.
     udp-send --to ADDR --port P --message N --until T [--at T0] (--rate BPS | --interval S ...)
@@ -78,15 +80,26 @@ def receive(args) -> None:
     listener.bind((args.bind, args.port))
     listener.listen(1)
     print("ready", flush=True)
-    conn, _ = listener.accept()
+    if args.until:
+        listener.settimeout(max(0.001, args.until - time.monotonic()))
+    try:
+        conn, _ = listener.accept()
+    except socket.timeout:
+        report(bytes=0, accepted=None, ended=time.monotonic(), tcp_info={})
+        return
     accepted = time.monotonic()
     got = 0
     buf = bytearray(CHUNK)
     while True:
+        if args.until:
+            # The flow is over at `until`: stop reading then.
+            left = args.until - time.monotonic()
+            if left <= 0:
+                break
+            conn.settimeout(left)
         try:
             n = conn.recv_into(buf)
-        except ConnectionResetError:
-            # A timed flow's sender reset the connection at its duration.
+        except (socket.timeout, ConnectionResetError):
             break
         if n == 0:
             break
@@ -127,39 +140,48 @@ def send(args) -> None:
     sock.connect((args.to, args.port))
     payload = bytes(CHUNK)
     sent = 0
+    over = args.abort_at or None
+    if over:
+        # The flow is over at `over` (its duration or its stop): every wait ends by then.
+        sock.settimeout(0.05)
+
+    def running() -> bool:
+        return over is None or time.monotonic() < over
+
     if args.message:
         payload = bytes(args.message)
         for at in schedule(args, started):
             time.sleep(max(0.0, at - time.monotonic()))
+            if not running():
+                break
             sock.sendall(payload)
             sent += len(payload)
-    elif args.seconds is not None:
-        deadline = started + args.seconds
-        sock.settimeout(0.05)
-        while time.monotonic() < deadline:
+    else:
+        # Bulk: N bytes; timed (no --bytes): as much as the connection takes until it is over.
+        while running() and (args.bytes is None or sent < args.bytes):
             try:
-                sent += sock.send(payload)
+                sent += sock.send(payload if args.bytes is None else payload[: min(CHUNK, args.bytes - sent)])
             except socket.timeout:
                 pass
-        # A timed flow stops at its duration, both ends at once (docs/models/network.md): what
-        # is still buffered is dropped with a reset rather than drained.
+    written = time.monotonic()
+    if running():
+        sock.shutdown(socket.SHUT_WR)
+        # The receiver closes once it has read everything: then every byte was acknowledged.
+        while running():
+            try:
+                if not sock.recv(CHUNK):
+                    break
+            except socket.timeout:
+                pass
+    if not running():
+        # Over: both ends stop at once, as in simulation (docs/models/network.md); the
+        # connection is reset, nothing more is drained.
         info = tcp_info(sock)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        sock.close()
-        report(bytes=sent, started=started, written=time.monotonic(), ended=time.monotonic(), tcp_info=info)
-        return
     else:
-        while sent < args.bytes:
-            sent += sock.send(payload[: min(CHUNK, args.bytes - sent)])
-    written = time.monotonic()
-    sock.shutdown(socket.SHUT_WR)
-    # The receiver closes once it has read everything: then every byte was acknowledged.
-    while sock.recv(CHUNK):
-        pass
-    ended = time.monotonic()
-    info = tcp_info(sock)
+        info = tcp_info(sock)
     sock.close()
-    report(bytes=sent, started=started, written=written, ended=ended, tcp_info=info)
+    report(bytes=sent, started=started, written=written, ended=time.monotonic(), tcp_info=info)
 
 
 def udp_receive(args) -> None:
@@ -211,13 +233,14 @@ def main(argv=None) -> None:
     r.add_argument("--bind", required=True)
     r.add_argument("--port", type=int, required=True)
     r.add_argument("--clamp", type=int, default=0)
+    r.add_argument("--until", type=float, default=0.0)
     s = sub.add_parser("send")
     s.add_argument("--to", required=True)
     s.add_argument("--port", type=int, required=True)
-    amount = s.add_mutually_exclusive_group(required=True)
+    amount = s.add_mutually_exclusive_group()
     amount.add_argument("--bytes", type=int)
-    amount.add_argument("--seconds", type=float)
     amount.add_argument("--message", type=int)
+    s.add_argument("--abort-at", type=float, default=0.0)
     paced(s)
     s.add_argument("--at", type=float, default=0.0)
     s.add_argument("--congestion", default="")

@@ -93,22 +93,32 @@ def _seconds(text: Any) -> float:
     return settings._ms(text) / 1e3
 
 
-def _until(flow: Mapping[str, Any], t0: float, limit: float) -> float:
-    """When a paced flow stops writing, on the monotonic clock: at its ``stop``, else shortly
-    before the run's limit."""
+def _over(flow: Mapping[str, Any], t0: float) -> Optional[float]:
+    """When a flow is over, on the monotonic clock, if it has an end of its own: a timed flow's
+    duration, or its ``stop`` (both ends stop then, as in simulation)."""
+    ends = [_seconds(flow["start"]) + _seconds(flow["traffic"]["duration"])] if flow["traffic"]["kind"] == "timed" else []
     if flow.get("stop") is not None:
-        return t0 + _seconds(flow["stop"])
-    return t0 + max(0.0, limit - DRAIN_S)
+        ends.append(_seconds(flow["stop"]))
+    return t0 + min(ends) if ends else None
+
+
+def _until(flow: Mapping[str, Any], t0: float, limit: float) -> float:
+    """When a paced flow stops writing, on the monotonic clock: when it is over, else shortly
+    before the run's limit (it then closes and drains)."""
+    over = _over(flow, t0)
+    return over if over is not None else t0 + max(0.0, limit - DRAIN_S)
 
 
 def _traffic_args(flow: Mapping[str, Any], t0: float, limit: float, seed: int) -> List[str]:
     """The sender program's options for the flow's traffic."""
     t = flow["traffic"]
+    over = _over(flow, t0)
+    end = ["--abort-at", repr(over)] if over is not None and flow.get("transport", "tcp") == "tcp" else []
     if t["kind"] == "bulk":
-        return ["--bytes", str(t["bytes"])]
+        return ["--bytes", str(t["bytes"]), *end]
     if t["kind"] == "timed":
-        return ["--seconds", str(_seconds(t["duration"]))]
-    until = ["--until", repr(_until(flow, t0, limit)), "--seed", str(seed)]
+        return end
+    until = ["--until", repr(_until(flow, t0, limit)), "--seed", str(seed), *end]
     if t["kind"] == "cbr":
         return ["--message", str(t["packet"]), "--rate", str(settings.rate_bps(t["rate"])), *until]
     return ["--message", str(t["message"]), "--interval", str(_seconds(t["interval"])),
@@ -274,6 +284,8 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
                 argv = [python, str(APPS), "receive", "--bind", address, "--port", str(ports[i])]
                 if k is not None and k.window_clamp:
                     argv += ["--clamp", str(k.window_clamp)]
+                if _over(f, t0) is not None:
+                    argv += ["--until", repr(_over(f, t0))]
             proc = programs.start(hosts.command(f["to"], argv))
             if proc.stdout.readline().strip() != "ready":
                 raise EmulationError(f"flow {f['name']!r}: the receiver did not start: {proc.stderr.read().strip()}")
@@ -316,12 +328,13 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             except subprocess.TimeoutExpired:
                 proc.kill()
                 ran[node] = {"exit": None, "error": "did not finish in time"}
-        counters = {node: _counters(hosts.nodes[node].namespace) for node in hosts_needed}
-        addresses = {node: hosts.nodes[node].address for node in hosts_needed}
         os.write(write_end, b"x")
         runner.join()
         if "error" in outcome:
             raise outcome["error"]
+        # Read once the network has stopped: starting processes while it runs would slow its clock.
+        counters = {node: _counters(hosts.nodes[node].namespace) for node in hosts_needed}
+        addresses = {node: hosts.nodes[node].address for node in hosts_needed}
     finally:
         if runner is not None and runner.is_alive():
             os.write(write_end, b"x")

@@ -34,8 +34,8 @@ enum Event {
     Arrive { node: u32, packet: u32 },
     /// A timer a medium asked for.
     Medium { medium: u32, timer: medium::Timer },
-    /// A timed flow's duration is over.
-    DurationOver { flow: u32 },
+    /// A flow is over: a timed flow's duration, or any flow's `stop`. Both ends stop at once.
+    FlowOver { flow: u32 },
 }
 
 /// A packet in flight: its bytes, and the interface it is crossing.
@@ -64,6 +64,9 @@ impl Packets {
             }
         }
     }
+    fn get(&self, i: u32) -> &InFlight {
+        self.items[i as usize].as_ref().expect("a packet in flight")
+    }
     fn get_mut(&mut self, i: u32) -> &mut InFlight {
         self.items[i as usize].as_mut().expect("a packet in flight")
     }
@@ -89,6 +92,11 @@ struct FlowKey {
 #[derive(Default)]
 struct FlowWatch {
     tcp: Connection,
+    /// The flow is over (its duration or `stop`): its packets are discarded, as in simulation.
+    halted: bool,
+    /// Packets of the flow sent, and packets that reached an end, after it was over.
+    sent_after_stop: u64,
+    arrived_after_stop: u64,
     datagrams_sent: u64,
     datagrams_delivered: u64,
     udp_bytes_delivered: u64,
@@ -206,8 +214,13 @@ impl<'a> EmuWorld<'a> {
         };
         w.timeliness.arrivals = vec![None; w.routes.ifaces.len()];
         for (i, f) in net.flows.iter().enumerate() {
-            if let (Transport::Tcp, crate::config::network::FlowTraffic::Timed { duration }) = (f.transport, f.traffic) {
-                w.queue.push(SimTime(f.start.0 + duration.0), Event::DurationOver { flow: i as u32 });
+            let duration_over = match f.traffic {
+                crate::config::network::FlowTraffic::Timed { duration } => Some(f.start.0 + duration.0),
+                _ => None,
+            };
+            let over = [duration_over, f.stop.map(|t| t.0)].into_iter().flatten().min();
+            if let Some(at) = over {
+                w.queue.push(SimTime(at), Event::FlowOver { flow: i as u32 });
             }
         }
         for m in 0..w.media.len() {
@@ -268,6 +281,16 @@ impl<'a> EmuWorld<'a> {
         })
     }
 
+    /// The flow of a packet between nodes `from` and `to`, by its ports, and whether it goes from
+    /// the flow's source to its destination.
+    fn flow_of_packet(&self, bytes: &[u8], hdr: &Ipv4, from: usize, to: usize) -> Option<(usize, bool)> {
+        let (sp, dp) = match Tcp::parse(bytes, hdr) {
+            Some(t) => (t.src_port, t.dst_port),
+            None => ip::udp(bytes, hdr).map(|(s, d, _)| (s, d))?,
+        };
+        self.flow_of(from, to, hdr.protocol, sp, dp)
+    }
+
     /// Host `node`'s kernel sent `bytes` at `now`.
     pub fn from_host(&mut self, now: SimTime, node: usize, bytes: Vec<u8>) {
         self.timeliness.taken += 1;
@@ -287,6 +310,13 @@ impl<'a> EmuWorld<'a> {
             self.refused.unroutable += 1;
             return;
         };
+        if let Some((f, _)) = self.flow_of_packet(&bytes, &hdr, node, dest) {
+            if self.flows[f].halted {
+                // Both ends stopped: what the host still sends goes nowhere.
+                self.flows[f].sent_after_stop += 1;
+                return;
+            }
+        }
         let n = &mut self.nodes[node];
         n.originated += 1;
         // The protocol work of building it, read off its headers.
@@ -399,19 +429,14 @@ impl<'a> EmuWorld<'a> {
     /// flow end's bytes count now (as the simulation counts them, `sim::network`).
     fn count_first_hop(&mut self, packet: u32, via: usize) {
         let from = self.routes.ifaces[via].from.index();
-        let bytes = &self.packets.get_mut(packet).bytes;
+        let bytes = &self.packets.get(packet).bytes;
         let Some(hdr) = Ipv4::parse(bytes) else { return };
         if self.address_of.get(&hdr.src) != Some(&from) {
             return;
         }
         let Some(&dest) = self.address_of.get(&hdr.dst) else { return };
         let len = hdr.total_len as u32;
-        let ports = match Tcp::parse(bytes, &hdr) {
-            Some(t) => Some((t.src_port, t.dst_port)),
-            None => ip::udp(bytes, &hdr).map(|(s, d, _)| (s, d)),
-        };
-        let Some((sp, dp)) = ports else { return };
-        if let Some((f, forward)) = self.flow_of(from, dest, hdr.protocol, sp, dp) {
+        if let Some((f, forward)) = self.flow_of_packet(bytes, &hdr, from, dest) {
             match self.keys[f].transport {
                 Transport::Tcp => self.flows[f].tcp.left_first_hop(forward, len),
                 Transport::Udp => self.flows[f].udp_ip_bytes += len as u64,
@@ -454,6 +479,7 @@ impl<'a> EmuWorld<'a> {
             let Some((t, ev)) = self.queue.pop() else { break };
             self.events += 1;
             self.timeliness.lags_ns.push(now.0 - t.0);
+
             match ev {
                 Event::Medium { medium, timer } => {
                     let from = self.out.len();
@@ -461,7 +487,11 @@ impl<'a> EmuWorld<'a> {
                     self.act(t, medium, from);
                 }
                 Event::Arrive { node, packet } => self.arrive(t, now, node as usize, packet, write),
-                Event::DurationOver { flow } => self.flows[flow as usize].tcp.close_books(t),
+                Event::FlowOver { flow } => {
+                    let w = &mut self.flows[flow as usize];
+                    w.tcp.close_books(t);
+                    w.halted = true;
+                }
             }
         }
     }
@@ -490,8 +520,15 @@ impl<'a> EmuWorld<'a> {
         }
         let sender = self.routes.ifaces[via].from.index();
         let source = self.address_of.get(&hdr.src).copied().unwrap_or(sender);
+        self.nodes[node].received += 1;
+        if let Some((f, _)) = self.flow_of_packet(&p.bytes, &hdr, source, node) {
+            if self.flows[f].halted {
+                // Still in flight when the flow stopped: discarded on arrival.
+                self.flows[f].arrived_after_stop += 1;
+                return;
+            }
+        }
         let n = &mut self.nodes[node];
-        n.received += 1;
         match Tcp::parse(&p.bytes, &hdr) {
             Some(tcp) => {
                 charge_received(&mut n.cpu, t, &tcp);
@@ -564,6 +601,8 @@ impl<'a> EmuWorld<'a> {
             flows.push(NetFlowResult {
                 datagrams_sent: watch.datagrams_sent,
                 datagrams_delivered: watch.datagrams_delivered,
+                arrived_after_stop: watch.arrived_after_stop,
+                stop_s: cfg.stop.map(|t| t.as_secs_f64()),
                 ..NetFlowResult::of_config(cfg, flow, eff, complete, start.as_secs_f64())
             });
         }
