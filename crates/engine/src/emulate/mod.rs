@@ -19,6 +19,9 @@ use crate::error::EngineError;
 use crate::result::RunResult;
 use std::time::Duration;
 
+/// pcap files: (file stem, bytes).
+pub type PcapFiles = Vec<(String, Vec<u8>)>;
+
 /// What the caller made for a run.
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -44,7 +47,7 @@ pub struct Setup {
 /// plus `mode` ("emulated") and `emulation` (how the clock kept up, what was refused, each
 /// interface's rate error), and the capture's pcap files when `setup.capture`.
 #[cfg(target_os = "linux")]
-pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String, Vec<(String, Vec<u8>)>), EngineError> {
+pub fn run_json(scenario: &Scenario, seed: u64, setup: &Setup) -> Result<(String, PcapFiles), EngineError> {
     let net = scenario.as_network()?;
     let nodes = &net.network().ok_or_else(|| EngineError::Invariant("a network".into()))?.nodes;
     // Routers get addresses of their own in 10.255/16, never routed to a host.

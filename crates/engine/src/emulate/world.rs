@@ -105,6 +105,9 @@ struct FlowWatch {
     last_datagram_at: Option<SimTime>,
 }
 
+/// A frame as it began on the wire: when, and its IP packet.
+type CapturedFrame = (SimTime, Vec<u8>);
+
 /// Packets the network could not carry, by reason; none of them touched a medium.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct Refused {
@@ -168,8 +171,8 @@ pub struct EmuWorld<'a> {
     pub refused: Refused,
     pub timeliness: Timeliness,
     events: u64,
-    /// When capturing: each interface's frames, each as it began on the wire (time, bytes).
-    capture: Option<Vec<Vec<(SimTime, Vec<u8>)>>>,
+    /// When capturing: each interface's frames, each as it began on the wire.
+    capture: Option<Vec<Vec<CapturedFrame>>>,
 }
 
 impl<'a> EmuWorld<'a> {
