@@ -107,3 +107,15 @@ def test_bad_node_lists_are_refused_naming_the_problem():
         netns.Namespaces(["a", "a"])
     with pytest.raises(netns.NamespaceError, match="between 1 and 253"):
         netns.Namespaces([])
+
+
+def test_a_closed_sets_run_number_is_used_again():
+    # A sweep of more than 255 emulated runs in one process makes and closes that many sets.
+    first = netns.Namespaces(["a"])
+    number = first.run
+    first.close()
+    second = netns.Namespaces(["a"])
+    try:
+        assert second.run == number
+    finally:
+        second.close()

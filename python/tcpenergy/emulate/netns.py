@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import fcntl
-import itertools
 import os
 import re
 import shutil
@@ -38,7 +37,9 @@ _IFF_NO_PI = 0x1000
 # Linux interface names hold at most 15 characters.
 _IFNAMSIZ = 15
 _NAME = re.compile(rf"^{PREFIX}(\d+)-(\d+)-(\d+)$")
-_runs = itertools.count(1)
+# Run numbers of this process's open sets of namespaces; a closed set's number is used again,
+# so a long sweep never runs out of them.
+_open_runs: set = set()
 
 
 class NamespaceError(TcpEnergyError):
@@ -96,9 +97,11 @@ class Namespaces:
             raise NamespaceError(f"nodes: between 1 and 253 nodes, got {len(nodes)}")
         if len(set(nodes)) != len(nodes):
             raise NamespaceError(f"nodes: names must be distinct, got {list(nodes)}")
-        self.run = next(_runs)
-        if self.run > 255:
-            raise NamespaceError("at most 255 sets of namespaces per process")
+        free = [r for r in range(1, 256) if r not in _open_runs]
+        if not free:
+            raise NamespaceError("at most 255 sets of namespaces open at once per process")
+        self.run = free[0]
+        _open_runs.add(self.run)
         self.nodes: Dict[str, Node] = {}
         self._closed = False
         atexit.register(self.close)
@@ -138,6 +141,7 @@ class Namespaces:
         if self._closed:
             return
         self._closed = True
+        _open_runs.discard(self.run)
         for node in self.nodes.values():
             if node.fd >= 0:
                 os.close(node.fd)

@@ -164,7 +164,6 @@ pub struct EmuWorld<'a> {
     packets: Packets,
     nodes: Vec<NodeState>,
     address_of: HashMap<[u8; 4], usize>,
-    addresses: Vec<[u8; 4]>,
     hosts: Vec<bool>,
     keys: Vec<FlowKey>,
     flows: Vec<FlowWatch>,
@@ -206,7 +205,6 @@ impl<'a> EmuWorld<'a> {
             packets: Packets::default(),
             nodes,
             address_of: addresses.iter().enumerate().map(|(i, a)| (*a, i)).collect(),
-            addresses: addresses.to_vec(),
             hosts: hosts.to_vec(),
             keys,
             flows: (0..net.flows.len()).map(|_| FlowWatch::default()).collect(),
@@ -650,11 +648,6 @@ impl<'a> EmuWorld<'a> {
             network,
             profiles: Vec::new(),
         })
-    }
-
-    /// Node `i`'s address.
-    pub fn address(&self, i: usize) -> [u8; 4] {
-        self.addresses[i]
     }
 
     /// Each interface's name in the record (`from->to`), in interface order.
