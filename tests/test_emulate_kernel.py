@@ -155,7 +155,7 @@ def test_the_command_line_refuses_in_one_line_with_exit_2(tmp_path):
                         '[traffic]\nkind = "bulk"\nbytes = 1000\n')
     out = tmp_path / "r.json"
     done = subprocess.run([sys.executable, "-m", "tcpenergy", "emulate", str(scenario), "--out", str(out)],
-                          capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ})
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "tcp.variant" in done.stderr
     assert not out.exists()
@@ -167,10 +167,13 @@ def test_cleanup_removes_what_a_killed_run_left(tmp_path):
     dead.wait()
     name = f"{netns.PREFIX}{dead.pid}-1-0"
     subprocess.run(["ip", "netns", "add", name], check=True)
-    done = subprocess.run([sys.executable, "-m", "tcpenergy", "emulate", "--cleanup"], capture_output=True, text=True,
-                          cwd=REPO, env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
-    assert done.returncode == 0, done.stderr
-    assert name in done.stdout and name not in netns.ours()
+    try:
+        done = subprocess.run([sys.executable, "-m", "tcpenergy", "emulate", "--cleanup"], capture_output=True,
+                              text=True, cwd=REPO, env={**os.environ})
+        assert done.returncode == 0, done.stderr
+        assert name in done.stdout and name not in netns.ours()
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
 def test_the_record_is_written_with_mode_and_parameters(clean_run):
