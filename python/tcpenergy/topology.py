@@ -86,6 +86,11 @@ def duration_ns(text: str) -> int:
     return _duration_ns("duration", text, positive=False)
 
 
+def rate_bps(text: str) -> int:
+    """A scenario rate in bits per second: ``"64kbps"`` -> 64_000 (ValueError if not one)."""
+    return _rate_bps("rate", text)
+
+
 def _rate_bps(arg: str, text: Any) -> int:
     bps = _quantity(arg, text, _RATE_BPS, "10Mbps")
     if bps <= 0 or bps.denominator != 1:

@@ -28,6 +28,7 @@ from tcpenergy.capture import check_pcap_dir, write_pcap_dir
 from tcpenergy.emulate import netns, settings
 from tcpenergy.exceptions import TcpEnergyError, scenario_error
 from tcpenergy.scenario import Override, check_overrides, encode_overrides, validate
+from tcpenergy.topology import duration_ns, rate_bps
 
 APPS = Path(__file__).with_name("apps.py")
 # The port flow i's destination listens on.
@@ -90,7 +91,7 @@ def _check_flows(flows: Sequence[dict]) -> None:
 
 
 def _seconds(text: Any) -> float:
-    return settings._ms(text) / 1e3
+    return duration_ns(text) / 1e9
 
 
 def _over(flow: Mapping[str, Any], t0: float) -> Optional[float]:
@@ -120,7 +121,7 @@ def _traffic_args(flow: Mapping[str, Any], t0: float, limit: float, seed: int) -
         return end
     until = ["--until", repr(_until(flow, t0, limit)), "--seed", str(seed), *end]
     if t["kind"] == "cbr":
-        return ["--message", str(t["packet"]), "--rate", str(settings.rate_bps(t["rate"])), *until]
+        return ["--message", str(t["packet"]), "--rate", str(rate_bps(t["rate"])), *until]
     return ["--message", str(t["message"]), "--interval", str(_seconds(t["interval"])),
             "--distribution", "fixed" if t.get("distribution") == "fixed" else "exponential", *until]
 

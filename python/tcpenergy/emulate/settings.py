@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from tcpenergy.exceptions import scenario_error
+from tcpenergy.topology import duration_ns
 
 STACK = "linux-6"
 
@@ -98,22 +99,7 @@ def with_stack(data: Mapping[str, Any], overrides: Sequence[Tuple[str, Any]] = (
 
 def _ms(text: str) -> float:
     """Milliseconds of a normalized duration (``"200ms"``, ``"1s"``, ``"2min"``)."""
-    units = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "min": 6e4, "h": 3.6e6}
-    text = str(text).strip()
-    for unit in sorted(units, key=len, reverse=True):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * units[unit]
-    return float(text) * 1e3
-
-
-def rate_bps(text: Any) -> float:
-    """Bits per second of a normalized rate (``"64kbps"``, ``"2Mbps"``)."""
-    units = {"Gbps": 1e9, "Mbps": 1e6, "kbps": 1e3, "bps": 1.0}
-    text = str(text).strip()
-    for unit, scale in units.items():
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * scale
-    return float(text)
+    return duration_ns(text) / 1e6
 
 
 def flow_tcp(normalized: Mapping[str, Any]) -> List[Tuple[str, Optional[dict]]]:
@@ -192,4 +178,4 @@ def kernel_settings(normalized: Mapping[str, Any], explicit: Sequence[Mapping[st
 
 
 __all__ = ["FIXED", "FlowSettings", "KernelSettings", "STACK", "VARIANTS", "explicit_keys", "flow_tcp",
-           "kernel_settings", "rate_bps", "with_stack"]
+           "kernel_settings", "with_stack"]
