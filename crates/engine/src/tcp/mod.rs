@@ -14,6 +14,7 @@
 pub mod cc;
 pub mod e2tcp;
 pub mod endpoint;
+pub mod linux;
 pub mod rate;
 pub mod recipe;
 pub mod receiver;
