@@ -6,8 +6,10 @@ use super::e2tcp::E2tcpSender;
 use super::recovery::{AnyRecovery, EcnElfnRecovery, NewRenoRecovery, RenoRecovery, SackRecovery, TahoeRecovery};
 use super::send_half::AnySender;
 use super::sender::{Sender, SenderParams};
-use super::variant::{Controller, Recovery, SenderKind, VariantInfo};
-use crate::config::{Ssthresh, TcpConfig};
+use super::linux::cc::{AnyLinuxCc, INFINITE_SSTHRESH};
+use super::linux::sender::{LinuxParams, LinuxSender};
+use super::variant::{Controller, LinuxModule, Recovery, SenderKind, VariantInfo};
+use crate::config::{Ssthresh, Stack, TcpConfig};
 
 /// What the variant asks of the receiving half and the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +69,9 @@ impl Recipe {
 
     /// The sender of this recipe, with `app_bytes` to send.
     pub fn build_sender(&self, t: &TcpConfig, app_bytes: u64) -> AnySender {
+        if let (Some(Stack::Linux6), Some(module)) = (t.stack, self.info.linux) {
+            return AnySender::Linux(Box::new(self.build_linux(t, module, app_bytes)));
+        }
         match self.info.sender {
             SenderKind::Tcp { cc, recovery } => {
                 let cc = match cc {
@@ -85,6 +90,37 @@ impl Recipe {
                 AnySender::Tcp(Sender::new(self.sender.clone(), cc, recovery, app_bytes))
             }
             SenderKind::E2tcp => AnySender::E2tcp(E2tcpSender::new(t, self.sender.smss, app_bytes)),
+            SenderKind::Linux => unreachable!("validation keeps Linux-only variants on the Linux stack"),
         }
+    }
+
+    /// The Linux stack's sender (`tcp::linux`) running `module`.
+    fn build_linux(&self, t: &TcpConfig, module: LinuxModule, app_bytes: u64) -> LinuxSender {
+        let smss = self.sender.smss;
+        let params = LinuxParams {
+            smss,
+            initial_window: t.initial_window,
+            initial_ssthresh: match t.initial_ssthresh {
+                Ssthresh::Bytes(b) => ((b / smss as u64).max(2)).min(INFINITE_SSTHRESH as u64) as u32,
+                Ssthresh::Infinite => INFINITE_SSTHRESH,
+            },
+            sack: self.sender.sack,
+            timestamps: t.timestamps,
+            ecn: self.sender.ecn,
+            initial_rto: t.initial_rto,
+            rto_min: t.min_rto,
+            rto_max: t.max_rto,
+            jiffy: t.timer_tick,
+            reordering: t.dupack_threshold,
+            cwnd_clamp: INFINITE_SSTHRESH,
+            send_buffer: self.sender.send_buffer,
+            header_bytes: super::segment::data_header_bytes(t.timestamps),
+            slow_start_after_idle: true,
+        };
+        let cc = match module {
+            LinuxModule::Reno => AnyLinuxCc::Reno(Default::default()),
+            LinuxModule::Cubic | LinuxModule::Bbr => AnyLinuxCc::Reno(Default::default()), // WIRING PENDING
+        };
+        LinuxSender::new(params, cc, app_bytes)
     }
 }

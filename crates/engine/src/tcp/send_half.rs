@@ -3,6 +3,7 @@
 //! (writes, close, the peer's window) is the shared [`SendStream`] each sender owns.
 
 use super::e2tcp::E2tcpSender;
+use super::linux::sender::LinuxSender;
 use super::segment::Segment;
 use super::sender::{OutSegment, Sender, SenderCounters};
 use super::stream::SendStream;
@@ -60,6 +61,8 @@ pub trait SendHalf {
 pub enum AnySender {
     Tcp(Sender),
     E2tcp(E2tcpSender),
+    /// The Linux stack's sender (`tcp.stack = "linux-6"`).
+    Linux(Box<LinuxSender>),
 }
 
 macro_rules! each {
@@ -67,6 +70,7 @@ macro_rules! each {
         match $self {
             AnySender::Tcp($s) => $e,
             AnySender::E2tcp($s) => $e,
+            AnySender::Linux($s) => $e,
         }
     };
 }
@@ -171,13 +175,19 @@ impl AnySender {
     pub fn as_tcp(&self) -> Option<&Sender> {
         match self {
             AnySender::Tcp(s) => Some(s),
-            AnySender::E2tcp(_) => None,
+            _ => None,
         }
     }
     pub fn as_e2tcp(&self) -> Option<&E2tcpSender> {
         match self {
             AnySender::E2tcp(s) => Some(s),
-            AnySender::Tcp(_) => None,
+            _ => None,
+        }
+    }
+    pub fn as_linux(&self) -> Option<&LinuxSender> {
+        match self {
+            AnySender::Linux(s) => Some(s),
+            _ => None,
         }
     }
 }

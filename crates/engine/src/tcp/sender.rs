@@ -58,6 +58,16 @@ pub struct SenderCounters {
     pub rtt_samples: u64,
     /// Zero-window probes sent by the persist timer (RFC 9293 §3.8.6.1).
     pub window_probes: u64,
+    /// The Linux stack: tail loss probes sent (RFC 8985 §7).
+    pub loss_probes: u64,
+    /// The Linux stack: probes that repaired a loss (`TCPLossProbeRecovery`).
+    pub loss_probe_recoveries: u64,
+    /// The Linux stack: retransmissions found lost again by RACK (`TCPLostRetransmit`).
+    pub lost_retransmits: u64,
+    /// The Linux stack: window reductions undone as spurious (D-SACK, timestamps, F-RTO).
+    pub undos: u64,
+    /// The Linux stack: timeouts F-RTO found spurious (RFC 5682).
+    pub spurious_timeouts: u64,
 }
 
 /// Settings the sender needs, derived from the scenario.
@@ -365,7 +375,7 @@ impl<C: CongestionControl> Sender<C> {
                 }
                 self.grow_window(&event);
             }
-            CaState::Open => self.grow_window(&event),
+            CaState::Open | CaState::Disorder | CaState::Cwr => self.grow_window(&event),
         }
 
         // RFC 6298 §5.2-5.3; a frozen ELFN sender keeps its timers stopped.
@@ -463,7 +473,7 @@ impl<C: CongestionControl> Sender<C> {
         self.tcb.dupacks += 1;
         match self.tcb.ca_state {
             CaState::Recovery => self.recovery.on_dupack(&mut self.tcb),
-            CaState::Open | CaState::Loss => {
+            CaState::Open | CaState::Loss | CaState::Disorder | CaState::Cwr => {
                 if self.tcb.dupacks == self.params.dupthresh && self.may_enter_recovery() {
                     self.enter_recovery(now);
                 }

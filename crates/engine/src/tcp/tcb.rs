@@ -10,6 +10,10 @@ pub enum CaState {
     Recovery,
     /// After a retransmission timeout until the data outstanding at the timeout is acknowledged.
     Loss,
+    /// The Linux stack only: duplicate ACKs or SACKs seen, nothing deemed lost yet.
+    Disorder,
+    /// The Linux stack only: a window reduction without retransmission (ECN, a repaired tail loss).
+    Cwr,
 }
 
 impl CaState {
@@ -18,6 +22,8 @@ impl CaState {
             CaState::Open => "open",
             CaState::Recovery => "recovery",
             CaState::Loss => "loss",
+            CaState::Disorder => "disorder",
+            CaState::Cwr => "cwr",
         }
     }
 }

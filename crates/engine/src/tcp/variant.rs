@@ -38,6 +38,16 @@ pub enum Variant {
     /// E2TCP (seed 001 §2): per-packet SACK, immediate retransmission, a loss-driven window,
     /// two timers and compact headers; its constants in `tcp.e2tcp`.
     E2tcp,
+    /// BBR v1 (Linux's tcp_bbr.c); the Linux stack only (`tcp.stack = "linux-6"`).
+    Bbr,
+}
+
+/// The Linux congestion-control module a variant runs on the Linux stack (`tcp::linux::cc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinuxModule {
+    Reno,
+    Cubic,
+    Bbr,
 }
 
 /// Which congestion controller a TCP variant runs (`tcp::cc`).
@@ -66,6 +76,8 @@ pub enum SenderKind {
     Tcp { cc: Controller, recovery: Recovery },
     /// E2TCP's own sender (`tcp::e2tcp`, seed 001 §2).
     E2tcp,
+    /// The Linux sender only (`tcp::linux`).
+    Linux,
 }
 
 /// Everything the engine knows about a variant by its name.
@@ -92,6 +104,11 @@ pub struct VariantInfo {
     pub max_sack_blocks: Option<usize>,
     /// Segments carry E2TCP's compact header unless `tcp.e2tcp.header_compression` is false.
     pub compact_headers: bool,
+    /// On the Linux stack, the congestion module this variant names; `None`: Linux has no such
+    /// variant and the Linux stack refuses it.
+    pub linux: Option<LinuxModule>,
+    /// Runs only on the Linux stack.
+    pub linux_only: bool,
 }
 
 const STANDARD: Controller = Controller::Aimd { alpha: 1.0, beta: 0.5 };
@@ -109,6 +126,8 @@ const BASE: VariantInfo = VariantInfo {
     ack_every_packet: false,
     max_sack_blocks: None,
     compact_headers: false,
+    linux: None,
+    linux_only: false,
 };
 
 const fn tcp(variant: Variant, name: &'static str, cc: Controller, recovery: Recovery) -> VariantInfo {
@@ -120,19 +139,20 @@ const fn aimd(variant: Variant, name: &'static str, alpha: f64, beta: f64, fixed
 }
 
 /// The registry, in the order the documentation lists the variants.
-pub const REGISTRY: [VariantInfo; 14] = [
+pub const REGISTRY: [VariantInfo; 15] = [
     tcp(Variant::Tahoe, "tahoe", STANDARD, Recovery::Tahoe),
-    tcp(Variant::Reno, "reno", STANDARD, Recovery::Reno),
-    tcp(Variant::Newreno, "newreno", STANDARD, Recovery::NewReno),
-    VariantInfo { sack_by_default: true, ..tcp(Variant::Sack, "sack", STANDARD, Recovery::Sack) },
+    // Linux's recovery is its own whatever the name: NewReno's without SACK, RACK with it.
+    VariantInfo { linux: Some(LinuxModule::Reno), ..tcp(Variant::Reno, "reno", STANDARD, Recovery::Reno) },
+    VariantInfo { linux: Some(LinuxModule::Reno), ..tcp(Variant::Newreno, "newreno", STANDARD, Recovery::NewReno) },
+    VariantInfo { sack_by_default: true, linux: Some(LinuxModule::Reno), ..tcp(Variant::Sack, "sack", STANDARD, Recovery::Sack) },
     aimd(Variant::Gaimd, "gaimd", 1.0, 0.5, None),
     // Seed 004 §4.1 (on the TCP-friendly curve α = 4(1 − β²)/3) and §5.1 (off it).
     aimd(Variant::Responsive, "responsive", 1.24, 0.25, None),
     aimd(Variant::Smooth, "smooth", 0.31, 0.875, None),
     aimd(Variant::Aggressive, "aggressive", 1.2, 1.0, Some(SimDuration(50_000_000))),
     aimd(Variant::Conservative, "conservative", 0.3, 0.2, Some(SimDuration(1_000_000_000))),
-    VariantInfo { sack_by_default: true, ..tcp(Variant::Cubic, "cubic", Controller::Cubic, Recovery::Sack) },
-    VariantInfo { sack_by_default: true, forces_ecn: true, ..tcp(Variant::Ecn, "ecn", STANDARD, Recovery::Sack) },
+    VariantInfo { sack_by_default: true, linux: Some(LinuxModule::Cubic), ..tcp(Variant::Cubic, "cubic", Controller::Cubic, Recovery::Sack) },
+    VariantInfo { sack_by_default: true, forces_ecn: true, linux: Some(LinuxModule::Reno), ..tcp(Variant::Ecn, "ecn", STANDARD, Recovery::Sack) },
     VariantInfo { forces_elfn: true, ..tcp(Variant::Elfn, "elfn", STANDARD, Recovery::NewReno) },
     VariantInfo { forces_ecn: true, forces_elfn: true, ..tcp(Variant::EcnElfn, "ecn-elfn", STANDARD, Recovery::EcnElfn) },
     // Seed 001 §2.1: every packet acknowledged, with two SACK blocks for two runs of losses.
@@ -144,6 +164,15 @@ pub const REGISTRY: [VariantInfo; 14] = [
         ack_every_packet: true,
         max_sack_blocks: Some(2),
         compact_headers: true,
+        ..BASE
+    },
+    VariantInfo {
+        variant: Variant::Bbr,
+        name: "bbr",
+        sender: SenderKind::Linux,
+        sack_by_default: true,
+        linux: Some(LinuxModule::Bbr),
+        linux_only: true,
         ..BASE
     },
 ];
@@ -177,6 +206,11 @@ impl Variant {
     /// Whether the variant turns ELFN on whatever `tcp.elfn` says.
     pub fn forces_elfn(self) -> bool {
         self.info().forces_elfn
+    }
+
+    /// Names of the variants the Linux stack runs, for error messages.
+    pub fn linux_names() -> Vec<&'static str> {
+        REGISTRY.iter().filter(|i| i.linux.is_some()).map(|i| i.name).collect()
     }
 
     /// Names of the variants that take `tcp.alpha` and `tcp.beta`, for error messages.

@@ -4,3 +4,7 @@
 //! with its source.
 
 pub mod cc;
+pub mod rack;
+pub mod rtt;
+pub mod rtx;
+pub mod sender;

@@ -226,6 +226,11 @@ pub trait LinuxCongestion {
     fn needs_pacing(&self) -> bool {
         false
     }
+    /// The module implements `cong_control` and owns cwnd: the sender runs no PRR and does
+    /// not settle cwnd at ssthresh when a reduction ends.
+    fn controls_cwnd(&self) -> bool {
+        false
+    }
 }
 
 /// The modules the Linux stack offers, dispatched statically.
@@ -279,6 +284,9 @@ impl LinuxCongestion for AnyLinuxCc {
     }
     fn needs_pacing(&self) -> bool {
         each!(self, c => c.needs_pacing())
+    }
+    fn controls_cwnd(&self) -> bool {
+        each!(self, c => c.controls_cwnd())
     }
 }
 
