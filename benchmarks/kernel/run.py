@@ -11,9 +11,8 @@ without a PHY limit. The bulk transfer is sized to last about 15 s at the rate t
 link's, or Mathis et al.'s MSS / RTT x 1.22 / sqrt(p) when lower): at most 1 MB at 2 Mbit/s and
 5 MB at 20 Mbit/s, at least 200 kB. Kernel mode
 runs the scenario with `--congestion` set to the cell's module; the simulator runs it with
-`tcp.stack = "linux-6"` and the variant that matches: reno with SACK is `sack`, without it
-`newreno`, cubic with SACK `cubic`. The simulator has no CUBIC without SACK and no BBR: those
-cells have the kernel side only.
+`tcp.stack = "linux-6"`, the variant that matches (reno with SACK is `sack`, without it
+`newreno`; cubic is `cubic`, bbr `bbr`) and `tcp.sack` as the cell says.
 
 Kernel runs go one at a time (their timing is real) and are kept, one JSON line each, in
 --out/kernel.jsonl, keyed by cell, seed, kernel release and engine version: an interrupted grid
@@ -73,9 +72,8 @@ class Cell:
         return "sack" if self.sack else "newreno"
 
     def simulator_variant(self) -> str | None:
-        """The engine variant that matches, if there is one."""
-        return {("reno", True): "sack", ("reno", False): "newreno", ("cubic", True): "cubic"}.get(
-            (self.congestion, self.sack))
+        """The engine variant that matches, if there is one (SACK is set per cell)."""
+        return {"reno": "sack" if self.sack else "newreno", "cubic": "cubic", "bbr": "bbr"}.get(self.congestion)
 
 
 def cells(quick: bool) -> list[Cell]:
@@ -87,8 +85,8 @@ def cells(quick: bool) -> list[Cell]:
     return [Cell(*c) for c in grid]
 
 
-def scenario(cell: Cell, variant: str) -> dict:
-    """The cell's path, with `variant` and nothing else set on TCP."""
+def scenario(cell: Cell, variant: str, **tcp) -> dict:
+    """The cell's path, with `variant` (and the `tcp` keys given) and nothing else set on TCP."""
     rate = f"{cell.rate_mbps}Mbps"
     forward = {"rate": rate, "delay": f"{cell.delay_ms}ms", "queue": 100}
     if cell.loss:
@@ -96,7 +94,7 @@ def scenario(cell: Cell, variant: str) -> dict:
     return {
         "name": f"kernel-grid-{cell.key()}", "seed": 1, "stop_after": "10min",
         "path": {"mtu": 1500, "forward": forward, "reverse": {"rate": rate, "delay": f"{cell.delay_ms}ms", "queue": 100}},
-        "tcp": {"variant": variant},
+        "tcp": {"variant": variant, **tcp},
         "traffic": {"kind": "bulk", "bytes": cell.transfer_bytes()},
         "energy": {"sender": "ideal-nic-0.3", "receiver": "ideal-nic-0.3"},
     }
@@ -158,7 +156,8 @@ def run_grid(tcpenergy, grid: list[Cell], seeds: range, out: Path) -> list[dict]
             k_runs.append(kernel.runs[key])
             variant = cell.simulator_variant()
             if variant is not None:
-                record, _ = api.execute(api.load_scenario(scenario(cell, variant)), seed, [("tcp.stack", "linux-6")])
+                sim = scenario(cell, variant, stack="linux-6", sack=cell.sack)
+                record, _ = api.execute(api.load_scenario(sim), seed, [])
                 s_runs.append(summary_of(record))
         rows.append(row_of(cell, k_runs, s_runs))
     return rows

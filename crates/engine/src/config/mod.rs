@@ -261,8 +261,13 @@ pub struct TcpConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
     pub delayed_ack: DelayedAck,
+    /// The receive buffer: the largest window advertised (with `receive_autotune`, the most
+    /// the window may grow to).
     #[serde(with = "serde_units::bytes")]
     pub receive_buffer: u64,
+    /// The Linux stack only: the buffer starts at Linux's `tcp_rmem[1]` (128 KiB) and grows
+    /// with the flow (dynamic right-sizing), the window up to `receive_buffer`.
+    pub receive_autotune: bool,
     /// Sender socket buffer: unacknowledged data never exceeds it (the BSD send buffer holds
     /// data until it is acknowledged); unset = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_bytes")]
@@ -340,6 +345,7 @@ impl Default for TcpConfig {
             sack: None,
             delayed_ack: DelayedAck::default(),
             receive_buffer: 64_000,
+            receive_autotune: false,
             send_buffer: None,
             cwnd_growth: CwndGrowth::PerAck,
             limited_transmit: false,
@@ -892,6 +898,54 @@ impl Scenario {
 }
 
 /// TCP settings checks shared by `[tcp]` and each flow's merged `tcp` table (`at` is its key).
+/// The Linux stack runs Linux's variants and mechanisms: a variant Linux lacks, or a knob of
+/// the textbook stack set to anything but Linux's own behaviour, is refused (the same keys kernel
+/// mode refuses). A Linux-only variant needs the Linux stack.
+fn validate_linux_stack(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
+    let e = |key: &str, msg: String| EngineError::config(format!("{at}.{key}"), msg);
+    let info = t.variant.info();
+    if t.stack != Some(Stack::Linux6) {
+        if info.linux_only {
+            return Err(e("variant", format!("{:?} runs on the Linux stack only: set tcp.stack = \"linux-6\"", info.name)));
+        }
+        if t.receive_autotune {
+            return Err(e("receive_autotune", "applies to the Linux stack only (tcp.stack = \"linux-6\")".into()));
+        }
+        return Ok(());
+    }
+    if info.linux.is_none() {
+        return Err(e(
+            "variant",
+            format!("the Linux stack (tcp.stack = \"linux-6\") runs {}; {:?} is not a Linux variant", Variant::linux_names().join(", "), info.name),
+        ));
+    }
+    let preset = Stack::Linux6.preset();
+    let textbook_only = [
+        ("cwnd_growth", serde_json::to_value(t.cwnd_growth).ok(), "Linux grows cwnd by the packets acknowledged"),
+        ("limited_transmit", serde_json::to_value(t.limited_transmit).ok(), "Linux always sends new data on the first duplicate ACKs"),
+        ("rtt_sampling", serde_json::to_value(t.rtt_sampling).ok(), "Linux samples the RTT from every ACK"),
+        ("clock_granularity", serde_json::to_value(serde_units::format_duration(t.clock_granularity)).ok(), "Linux floors RTTVAR at min_rto instead"),
+    ];
+    for (key, value, why) in textbook_only {
+        let linux = &preset[key];
+        let same = match (key, &value) {
+            ("clock_granularity", _) => t.clock_granularity == SimDuration::from_millis(200),
+            (_, Some(v)) => v == linux,
+            _ => false,
+        };
+        if !same {
+            return Err(e(key, format!("{why}; on the Linux stack leave it unset (it is {linux})")));
+        }
+    }
+    if t.fixed_rto.is_some() {
+        return Err(e("fixed_rto", "the Linux stack computes its RTO (tcp_rtt_estimator); fixed_rto belongs to the textbook stack".into()));
+    }
+    if t.elfn {
+        return Err(e("elfn", "Linux has no explicit link failure notification".into()));
+    }
+    Ok(())
+}
+
 pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
     let e = |key: &str, msg: String| EngineError::config(format!("{at}.{key}"), msg);
     if t.initial_window == 0 {
@@ -940,6 +994,7 @@ pub(crate) fn validate_tcp(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
     if t.delayed_ack.every == 0 && t.delayed_ack.timeout.0 == 0 {
         return Err(e("delayed_ack", "every = 0 (timer only) needs a timeout > 0".into()));
     }
+    validate_linux_stack(t, at)?;
     if t.variant == Variant::E2tcp {
         if t.timestamps {
             return Err(e("timestamps", "E2TCP has no timestamps option; set it false with variant = \"e2tcp\"".into()));

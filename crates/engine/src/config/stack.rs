@@ -15,7 +15,7 @@ pub enum Stack {
     /// Linux 2.2 (RedHat 6.1, the testbed of seed 003).
     #[serde(rename = "linux-2.2")]
     Linux22,
-    /// Today's Linux constants (6.x), without PRR, RACK-TLP or autotuning.
+    /// Linux 6: its constants here, and the Linux sender and receiver (`tcp::linux`).
     #[serde(rename = "linux-6")]
     Linux6,
 }
@@ -75,7 +75,10 @@ impl Stack {
                 "delayed_ack": {"every": 2, "timeout": "40ms"},  // TCP_DELACK_MIN = HZ/25
                 "initial_window": 10,          // TCP_INIT_CWND = 10 (RFC 6928)
                 "initial_ssthresh": "infinite",// TCP_INFINITE_SSTHRESH
-                "receive_buffer": 131072,      // net.ipv4.tcp_rmem[1]
+                // tcp_rmem[2] = 6 MiB as a window (scaling ratio 160/256); the buffer starts at
+                // tcp_rmem[1] = 128 KiB and autotuning grows it (tcp_moderate_rcvbuf = 1).
+                "receive_buffer": 3932160,
+                "receive_autotune": true,
                 "timestamps": true,            // net.ipv4.tcp_timestamps = 1
                 "window_scale": true,          // net.ipv4.tcp_window_scaling = 1
                 "limited_transmit": true,      // RFC 3042 in the Disorder state

@@ -4,6 +4,7 @@
 //! parts do is reported in order into its [`OpLog`], which the world drains ([`Endpoint::ops`])
 //! into the node's meter after every call.
 
+use super::linux::receive::LinuxReceiveParams;
 use super::receiver::{Receiver, ReceiverParams};
 use super::recipe::Recipe;
 pub use super::send_half::AnySender;
@@ -66,8 +67,21 @@ impl Endpoint {
     pub fn with_settings(tcp: &TcpConfig, mtu: u32, role: Role, app_bytes: u64, close_after: bool) -> Self {
         let smss = super::segment::smss(mtu, tcp.timestamps);
         let recipe = Recipe::for_tcp(tcp, smss);
-        let window_scale = if tcp.window_scale { Some(window_scale_shift(tcp.receive_buffer)) } else { None };
+        let linux = tcp.stack == Some(crate::config::Stack::Linux6) && recipe.info.linux.is_some();
+        let window_scale = if tcp.window_scale { Some(window_scale_shift(scale_space(tcp, linux))) } else { None };
         let max_window = tcp.max_window();
+        let linux_receive = linux.then(|| LinuxReceiveParams {
+            mss: smss,
+            rcvbuf: if tcp.receive_autotune { LINUX_RMEM_DEFAULT } else { tcp.receive_buffer * 256 / LINUX_SCALING_RATIO },
+            rcvbuf_max: if tcp.receive_autotune { LINUX_RMEM_MAX } else { tcp.receive_buffer * 256 / LINUX_SCALING_RATIO },
+            window_clamp: Some(tcp.receive_buffer.min(max_window)),
+            scaling_ratio: LINUX_SCALING_RATIO,
+            wscale: window_scale.unwrap_or(0),
+            sack: recipe.ack.sack,
+            dsack: recipe.ack.sack,
+            quickack_always: tcp.delayed_ack.every == 1,
+            jiffy: tcp.delayed_ack_tick,
+        });
         let receiver_params = ReceiverParams {
             sack: recipe.ack.sack,
             max_sack_blocks: recipe.ack.max_sack_blocks.unwrap_or_else(|| max_sack_blocks(tcp.timestamps)),
@@ -77,11 +91,16 @@ impl Endpoint {
             delack_timeout: tcp.delayed_ack.timeout,
             delack_window_update: tcp.delayed_ack.window_update,
             delack_tick: tcp.delayed_ack_tick,
-            window: tcp.receive_buffer.min(max_window) as u32,
+            // Linux offers its initial window in the SYN: whole segments, at most 64 KiB.
+            window: match &linux_receive {
+                Some(l) => (l.rcvbuf * LINUX_SCALING_RATIO / 256).min(65_535).min(tcp.receive_buffer) / smss as u64 * smss as u64,
+                None => tcp.receive_buffer.min(max_window),
+            } as u32,
             mss: smss,
             ecn: tcp.ecn_enabled(),
             predict_first: tcp.header_prediction == HeaderPrediction::PredictFirst,
             read_on_demand: false,
+            linux: linux_receive,
         };
         let mut sender = recipe.build_sender(tcp, app_bytes);
         if role == Role::Active {
@@ -165,6 +184,10 @@ impl Endpoint {
         }
         if let Some(r) = &mut self.receiver {
             if !seg.flags.contains(Flags::SYN) {
+                r.sender_rto = self.sender.rto();
+                if let (Some(l), Some(s)) = (&mut r.linux, self.sender.as_linux()) {
+                    l.srtt = s.srtt();
+                }
                 r.on_segment(now, seg);
                 self.ops.append(&mut r.ops);
             }
@@ -307,6 +330,25 @@ impl Endpoint {
     /// Both directions finished: our FIN acknowledged and the peer's FIN received.
     pub fn is_closed(&self) -> bool {
         self.sender.fin_acked() && self.receiver.as_ref().is_some_and(|r| r.fin_received)
+    }
+}
+
+/// Linux's `tcp_rmem[1]` and `tcp_rmem[2]`: the receive buffer autotuning starts from and its
+/// ceiling.
+const LINUX_RMEM_DEFAULT: u64 = 131_072;
+const LINUX_RMEM_MAX: u64 = 6_291_456;
+/// The share of receive-buffer memory Linux counts as window (`scaling_ratio`, in 1/256): a
+/// full-sized segment's payload over the memory its buffer takes, about 1448 / 2304 for a
+/// 1500-byte packet (estimate; docs/models/tcp.md#the-linux-stack).
+const LINUX_SCALING_RATIO: u64 = 160;
+
+/// The space the window scale must cover: the buffer, or on the Linux stack what
+/// `tcp_select_initial_window` uses (the autotuning ceiling, unless a smaller clamp is set).
+fn scale_space(tcp: &TcpConfig, linux: bool) -> u64 {
+    if linux && tcp.receive_autotune {
+        LINUX_RMEM_MAX.min(tcp.receive_buffer * 256 / LINUX_SCALING_RATIO).max(tcp.receive_buffer.min(LINUX_RMEM_MAX))
+    } else {
+        tcp.receive_buffer
     }
 }
 

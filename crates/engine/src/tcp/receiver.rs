@@ -2,6 +2,7 @@
 //! queue, when to acknowledge (RFC 5681 §4.2, RFC 1122 §4.2.3.2), SACK blocks (RFC 2018) and the
 //! timestamp echo with PAWS (RFC 7323 §4-5).
 
+use super::linux::receive::{AckPlan, LinuxAcking, LinuxReceiveParams};
 use super::segment::{SackBlocks, Segment};
 use crate::energy::cpu::{Op, OpLog};
 use crate::units::{on_tick, SimDuration, SimTime};
@@ -35,6 +36,9 @@ pub struct ReceiverParams {
     /// window avoidance; data beyond the advertised window is not accepted. Only a split
     /// connection's relay reads this way (docs/models/split.md).
     pub read_on_demand: bool,
+    /// The Linux stack's acknowledgment policy and window (`tcp::linux::receive`), replacing
+    /// the delayed-ACK and window settings above.
+    pub linux: Option<LinuxReceiveParams>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,6 +90,11 @@ pub struct Receiver {
     /// of the window last advertised (RCV.NXT + RCV.WND when it was sent).
     read: u64,
     adv_right: u64,
+    /// The Linux stack's acknowledgment and window state.
+    pub linux: Option<LinuxAcking>,
+    /// The Linux stack: the RTO of this endpoint's sending half, which bounds the delayed-ACK
+    /// timeout (set by the endpoint).
+    pub sender_rto: SimDuration,
     /// CPU operations performed, for the world to charge.
     pub ops: OpLog,
     pub counters: ReceiverCounters,
@@ -115,6 +124,8 @@ impl Receiver {
             packet_latencies: Vec::new(),
             read: 0,
             adv_right: irs + 1 + params.window as u64,
+            linux: params.linux.clone().map(|p| LinuxAcking::new(p, irs + 1, SimTime::ZERO)),
+            sender_rto: SimDuration::from_secs(1),
             params,
             ops: OpLog::default(),
             counters: ReceiverCounters::default(),
@@ -146,6 +157,9 @@ impl Receiver {
         if self.delack_deadline.is_some_and(|d| d <= now) {
             self.ops.report(now, Op::TimerExpired);
             self.ack_now = true;
+            if let Some(l) = &mut self.linux {
+                l.on_delack_timer(self.sender_rto);
+            }
         }
     }
 
@@ -195,6 +209,9 @@ impl Receiver {
                     self.ack_now = true;
                     return;
                 }
+                if let Some(l) = &mut self.linux {
+                    l.on_timestamp(seg.len, ts.ecr, super::sender::timestamp_ms(now));
+                }
                 // RFC 7323 §4.3: update TS.Recent from the segment at the left window edge (in
                 // RFC 1323's form, which also asks that the segment reach past it).
                 if start <= self.last_ack_sent && self.last_ack_sent < end + fin as u64 {
@@ -224,6 +241,9 @@ impl Receiver {
             self.counters.duplicate_segments += 1;
             self.ops.report(now, Op::SlowPath);
             self.ack_now = true;
+            if let Some(l) = &mut self.linux {
+                l.on_duplicate((end > start).then_some((start, end)));
+            }
             return;
         }
 
@@ -233,13 +253,34 @@ impl Receiver {
             self.counters.out_of_order_segments += 1;
             self.ops.report(now, Op::SlowPath);
             self.ops.report(now, Op::OutOfOrderQueued);
+            let duplicate = self.ooo.iter().any(|&(s, e)| s <= start && end <= e);
             if end > start {
                 self.insert_ooo(start, end);
                 self.last_ooo = Some((start, end));
                 self.held_first_sent.entry(start).or_insert(seg.first_sent);
             }
-            self.ack_now = true;
+            if self.linux.is_none() {
+                self.ack_now = true;
+                return;
+            }
+            let ooo_bytes = self.ooo_bytes();
+            let l = self.linux.as_mut().expect("checked");
+            if duplicate {
+                l.on_ooo_duplicate((start, end));
+            } else {
+                l.on_out_of_order(seg.len, ooo_bytes, self.params.sack);
+            }
+            let plan = l.plan(now, self.rcv_nxt, true, ooo_bytes);
+            self.apply_plan(now, plan);
             return;
+        }
+        if start < self.rcv_nxt {
+            if let Some(l) = &mut self.linux {
+                // Partly old: its head is reported as a D-SACK (`tcp_dsack_set`).
+                if l.dsack.is_none() && self.params.sack {
+                    l.dsack = Some((start, self.rcv_nxt));
+                }
+            }
         }
 
         // In order (possibly overlapping what we have).
@@ -270,6 +311,25 @@ impl Receiver {
             self.fin_received = true;
             self.ack_now = true;
         }
+        if self.linux.is_some() {
+            let ooo_bytes = self.ooo_bytes();
+            let (rcv_nxt, ooo_nonempty, rto) = (self.rcv_nxt, !self.ooo.is_empty(), self.sender_rto);
+            let l = self.linux.as_mut().expect("checked");
+            if seg.len > 0 {
+                l.on_in_order(now, seg.len, ooo_bytes, rto);
+            }
+            if had_hole && !ooo_nonempty {
+                l.on_hole_filled();
+            }
+            if self.fin_received {
+                self.ack_now = true;
+            }
+            // The application reads at once: autotuning measures what it read.
+            l.on_read(now, rcv_nxt);
+            let plan = l.plan(now, rcv_nxt, ooo_nonempty, ooo_bytes);
+            self.apply_plan(now, plan);
+            return;
+        }
         if had_hole {
             // RFC 5681 §4.2: a segment that fills all or part of a gap is acknowledged at once.
             self.ack_now = true;
@@ -290,6 +350,26 @@ impl Receiver {
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(on_tick(now, self.params.delack_timeout, self.params.delack_tick));
             self.ops.report(now, Op::TimerSet);
+        }
+    }
+
+    /// Bytes held in the out-of-order queue.
+    fn ooo_bytes(&self) -> u64 {
+        self.ooo.iter().map(|&(s, e)| e - s).sum()
+    }
+
+    /// Carry out the Linux policy's decision: acknowledge now, or by a time (keeping an
+    /// earlier deadline, as `tcp_send_delayed_ack` does).
+    fn apply_plan(&mut self, now: SimTime, plan: AckPlan) {
+        match plan {
+            AckPlan::Now => self.ack_now = true,
+            AckPlan::At(t) => {
+                if self.delack_deadline.is_none_or(|d| t < d) {
+                    self.delack_deadline = Some(t);
+                    self.ops.report(now, Op::TimerSet);
+                }
+            }
+            AckPlan::Keep => {}
         }
     }
 
@@ -377,6 +457,15 @@ impl Receiver {
     /// written into `blocks` (empty; the segment's own, so they are not copied). Resets the
     /// delayed-ACK state.
     pub fn build_ack(&mut self, now: SimTime, blocks: &mut SackBlocks) -> (u64, u32) {
+        let mut max_blocks = self.params.max_sack_blocks;
+        if let Some(d) = self.linux.as_mut().and_then(|l| l.dsack.take()) {
+            // RFC 2883 §4: the D-SACK block comes first; the others follow in what space is left.
+            if self.params.sack {
+                blocks.push(d.0, d.1);
+                self.ops.report(now, Op::SackBlockGenerated);
+                max_blocks = max_blocks.saturating_sub(1);
+            }
+        }
         if self.params.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recent arrival; the others repeat the
             // most recently reported blocks; remaining holdings fill any space left.
@@ -390,7 +479,7 @@ impl Receiver {
                 .chain(self.reported.iter().map(|r| r.0))
                 .chain(self.ooo.iter().rev().map(|r| r.0));
             for left in candidates {
-                if chosen.len() >= self.params.max_sack_blocks {
+                if chosen.len() >= max_blocks {
                     break;
                 }
                 if let Some(r) = containing(left) {
@@ -415,6 +504,11 @@ impl Receiver {
         }
         self.last_ack_sent = self.rcv_nxt;
         if !self.params.read_on_demand {
+            if self.linux.is_some() {
+                let ooo_bytes = self.ooo_bytes();
+                let window = self.linux.as_mut().expect("checked").on_ack_sent(self.rcv_nxt, ooo_bytes);
+                return (self.rcv_nxt, window.min(u32::MAX as u64) as u32);
+            }
             return (self.rcv_nxt, self.params.window);
         }
         let window = self.offered_window();

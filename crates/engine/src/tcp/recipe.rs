@@ -11,6 +11,9 @@ use super::linux::sender::{LinuxParams, LinuxSender};
 use super::variant::{Controller, LinuxModule, Recovery, SenderKind, VariantInfo};
 use crate::config::{Ssthresh, Stack, TcpConfig};
 
+/// Seed of BBR's PROBE_BW phase draw, mixed with the transfer size so flows differ.
+const BBR_PHASE_SEED: u64 = 0x6262_725f_7068_6173;
+
 /// What the variant asks of the receiving half and the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckPolicy {
@@ -119,7 +122,10 @@ impl Recipe {
         };
         let cc = match module {
             LinuxModule::Reno => AnyLinuxCc::Reno(Default::default()),
-            LinuxModule::Cubic | LinuxModule::Bbr => AnyLinuxCc::Reno(Default::default()), // WIRING PENDING
+            LinuxModule::Cubic => AnyLinuxCc::Cubic(Box::default()),
+            // The kernel draws PROBE_BW's first phase at random; a fixed seed keeps runs
+            // reproducible (the phase is a connection's, not the scenario's, randomness).
+            LinuxModule::Bbr => AnyLinuxCc::Bbr(Box::new(super::linux::cc::Bbr::new(BBR_PHASE_SEED ^ app_bytes))),
         };
         LinuxSender::new(params, cc, app_bytes)
     }

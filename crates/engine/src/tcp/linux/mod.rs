@@ -5,6 +5,7 @@
 
 pub mod cc;
 pub mod rack;
+pub mod receive;
 pub mod rtt;
 pub mod rtx;
 pub mod sender;

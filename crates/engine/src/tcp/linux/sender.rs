@@ -343,6 +343,7 @@ impl LinuxSender {
         self.tp.min_rtt = self.min_rtt.value;
         self.tp.delivered = self.delivery.delivered;
         self.tp.app_limited = self.delivery.app_limited_until != 0;
+        self.tp.last_send = self.last_send;
         // tcp_is_cwnd_limited: in slow start, let cwnd reach twice what was in flight.
         self.tp.cwnd_limited = if self.tp.in_slow_start() {
             self.tp.cwnd < 2 * self.max_packets_out
@@ -1282,6 +1283,10 @@ impl LinuxSender {
     fn cong_control(&mut self, now: SimTime, flag: &AckFlags, rs: &RateSample) {
         self.sync_tp(now);
         if self.cc.cong_control(&mut self.tp, rs) {
+            // A module may declare the sending application-limited (BBR's PROBE_RTT).
+            if self.tp.app_limited && self.delivery.app_limited_until == 0 {
+                self.delivery.app_limited_until = (self.delivery.delivered + self.in_flight() as u64).max(1);
+            }
             return;
         }
         if self.in_cwnd_reduction() {
@@ -1395,9 +1400,13 @@ impl LinuxSender {
             return None;
         }
         if self.rexmit == Some(Rexmit::New) {
-            // F-RTO step 2b: new data first; if none may go, the loss is taken as real.
+            // F-RTO step 2b (`tcp_xmit_recovery` with REXMIT_NEW): this ACK sends new data
+            // only; if none could go, the loss is taken as real and retransmission resumes.
             if let Some(out) = self.send_new_data(now) {
                 return Some(out);
+            }
+            if self.snd_nxt > self.high_seq {
+                return None;
             }
             self.rexmit = None;
             self.frto = false;
@@ -1448,9 +1457,6 @@ impl LinuxSender {
         if self.in_flight() >= self.tp.cwnd {
             self.cwnd_validate(now, true);
             return None;
-        }
-        if self.rexmit == Some(Rexmit::New) {
-            self.rexmit = None;
         }
         Some(self.send_new(now))
     }

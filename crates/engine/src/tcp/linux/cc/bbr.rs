@@ -19,7 +19,9 @@
 //! - the next departure is due now (no earliest-departure-time queue below TCP), so
 //!   `bbr_packets_in_net_at_edt` gives what is in flight, plus one TSO goal when probing up;
 //! - there is no `sk_max_pacing_rate` cap;
-//! - `tp->delivered_mstamp` is the arrival time of the last ACK that delivered something;
+//! - `tp->delivered_mstamp` is the arrival time of the last ACK that delivered something, and
+//!   an ACK ends an idle restart when it delivers something (the kernel asks `rs->delivered > 0`,
+//!   which [`RateSample::delivered`] need not carry without a valid interval);
 //! - PROBE_RTT marks the flow application-limited (the kernel stores `delivered + in_flight` in
 //!   `tp->app_limited`) by setting [`CcState::app_limited`]; the sender is expected to turn that
 //!   into its own mark, ending when what is in flight now has been delivered;
@@ -55,16 +57,8 @@ const DRAIN_GAIN: u32 = BBR_UNIT * 1000 / 2885;
 /// The window gain in PROBE_BW, leaving room for delayed and stretched ACKs.
 const CWND_GAIN: u32 = BBR_UNIT * 2;
 /// PROBE_BW's pacing gains: probe up, drain what the probe queued, then cruise six rounds.
-const PACING_GAIN: [u32; CYCLE_LEN as usize] = [
-    BBR_UNIT * 5 / 4,
-    BBR_UNIT * 3 / 4,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-];
+const PACING_GAIN: [u32; CYCLE_LEN as usize] =
+    [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
 /// The first PROBE_BW phase is drawn among this many (all but the draining one).
 const CYCLE_RAND: u32 = 7;
 /// The window floor, also PROBE_RTT's window: two two-packet flights for a delayed-ACK receiver.
@@ -331,7 +325,7 @@ impl Bbr {
 
     /// The bandwidth estimate in bits per second, as `bbr_get_info` reports it (no margin).
     pub fn bw_bps(&self, mss: u32) -> u64 {
-        let bytes = u128::from(self.bw()) * u128::from(mss) * u128::from(USEC_PER_SEC) >> BW_SCALE;
+        let bytes = (u128::from(self.bw()) * u128::from(mss) * u128::from(USEC_PER_SEC)) >> BW_SCALE;
         u64::try_from(bytes * 8).unwrap_or(u64::MAX)
     }
 
@@ -427,7 +421,7 @@ impl Bbr {
             return TCP_INIT_CWND;
         }
         let w = u128::from(bw) * u128::from(self.min_rtt_us);
-        let bdp = (((w * u128::from(gain)) >> BBR_SCALE) + u128::from(BW_UNIT) - 1) / u128::from(BW_UNIT);
+        let bdp = ((w * u128::from(gain)) >> BBR_SCALE).div_ceil(u128::from(BW_UNIT));
         bdp as u32
     }
 
@@ -680,7 +674,8 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.lt_bw_sampling(tp, rs.losses, rs.app_limited);
-        let bw = (u128::from(rs.delivered) * u128::from(BW_UNIT) / u128::from(interval_us)).min(u128::from(u32::MAX)) as u32;
+        let bw =
+            (u128::from(rs.delivered) * u128::from(BW_UNIT) / u128::from(interval_us)).min(u128::from(u32::MAX)) as u32;
         if !rs.app_limited || bw >= self.max_bw() {
             self.bw.running_max(BW_RTTS, self.rtt_cnt, bw);
         }
@@ -702,7 +697,8 @@ impl Bbr {
             }
         }
         let epoch_us = us_delta(self.delivered_mstamp, self.ack_epoch_mstamp);
-        let mut expected = (u128::from(self.bw()) * u128::from(epoch_us) / u128::from(BW_UNIT)).min(u128::from(u32::MAX)) as u32;
+        let mut expected =
+            (u128::from(self.bw()) * u128::from(epoch_us) / u128::from(BW_UNIT)).min(u128::from(u32::MAX)) as u32;
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked.saturating_add(rs.acked_sacked) >= ACK_EPOCH_ACKED_RESET_THRESH
         {
@@ -929,6 +925,10 @@ impl LinuxCongestion for Bbr {
     }
 
     fn needs_pacing(&self) -> bool {
+        true
+    }
+
+    fn controls_cwnd(&self) -> bool {
         true
     }
 }
@@ -1163,12 +1163,7 @@ mod tests {
         // Without an srtt a smaller rate does not lower the 1-ms-based initial rate.
         tp.now += ms(40);
         tp.delivered = 40;
-        let rs = RateSample {
-            delivered: 40,
-            interval: Some(ms(40)),
-            acked_sacked: 1,
-            ..RateSample::default()
-        };
+        let rs = RateSample { delivered: 40, interval: Some(ms(40)), acked_sacked: 1, ..RateSample::default() };
         b.cong_control(&mut tp, &rs);
         assert_eq!(tp.pacing_rate, initial);
         assert_eq!(tp.cwnd, 11);
@@ -1201,8 +1196,8 @@ mod tests {
         let (mut b, mut tp) = fresh(3);
         tp.in_flight = 1_000;
         for (pkts, app_limited, cnt) in [
-            (40, false, 0), // first estimate
-            (80, false, 0), // x2
+            (40, false, 0),  // first estimate
+            (80, false, 0),  // x2
             (160, false, 0), // x2
             (180, false, 1), // +12.5 % of 160: no real growth
             (196, false, 2),
@@ -1334,7 +1329,10 @@ mod tests {
         });
         // Entered at the first ACK past 10 s (2500 jiffies) after the last 41 ms sample.
         let now_j = jiffies(p.tp.now);
-        assert!(now_j > stamp + MIN_RTT_WIN_SEC * HZ && now_j <= stamp + MIN_RTT_WIN_SEC * HZ + 1, "{now_j} vs {stamp}");
+        assert!(
+            now_j > stamp + MIN_RTT_WIN_SEC * HZ && now_j <= stamp + MIN_RTT_WIN_SEC * HZ + 1,
+            "{now_j} vs {stamp}"
+        );
         assert_eq!(p.bbr.prior_cwnd, cwnd_before);
         assert!(p.tp.cwnd <= CWND_MIN_TARGET);
         // Any sample once the filter expired takes over the min RTT.

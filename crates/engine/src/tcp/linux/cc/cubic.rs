@@ -105,7 +105,8 @@ const CBRT_SEED: [u8; 64] = [
 /// `cubic_root`: the integer cube root as the kernel approximates it. Small arguments are read
 /// from the seed table directly; larger ones take the seed of their top six bits, scaled by the
 /// number of bits above them divided by three, and refine it with a single Newton step (whose
-/// division by 3 is done as x 341 / 1024). Within a fraction of a percent of the true root.
+/// division by 3 is done as x 341 / 1024). Within one of the true root, and within half a
+/// percent of it for large arguments.
 fn cubic_root(a: u64) -> u32 {
     let bits = fls64(a);
     if bits < 7 {
@@ -166,11 +167,6 @@ pub struct Cubic {
     last_ack: u32,
     /// This round's minimum RTT, us (`curr_rtt`).
     curr_rtt: u32,
-    /// When the newest acknowledged packet was sent: ACK time less its RTT sample. The kernel
-    /// reads the connection's `lsndtime` on `CA_EVENT_TX_START`; the module's interface does not
-    /// carry it, and when that event comes nothing is in flight, so the last packet sent has
-    /// been acknowledged and this is its departure.
-    last_send: SimTime,
 }
 
 impl Default for Cubic {
@@ -198,7 +194,6 @@ impl Cubic {
             end_seq: 0,
             last_ack: 0,
             curr_rtt: u32::MAX,
-            last_send: SimTime::ZERO,
         }
     }
 
@@ -301,7 +296,7 @@ impl Cubic {
 
         // No loss yet, so no idea of the capacity: at least 5 % growth per round.
         if self.last_max_cwnd == 0 && self.cnt > 20 {
-            self.cnt = 30;
+            self.cnt = 20;
         }
     }
 
@@ -406,7 +401,7 @@ impl LinuxCongestion for Cubic {
             return;
         }
         let now = jiffies(tp.now);
-        let idle = now.wrapping_sub(jiffies(self.last_send)) as i32;
+        let idle = now.wrapping_sub(jiffies(tp.last_send)) as i32;
         if let Some(start) = self.epoch_start {
             if idle > 0 {
                 let mut start = start.wrapping_add(idle as u32);
@@ -425,7 +420,6 @@ impl LinuxCongestion for Cubic {
         let Some(rtt) = sample.rtt else {
             return;
         };
-        self.last_send = self.last_send.max(SimTime(tp.now.0.saturating_sub(rtt.0)));
 
         if let Some(start) = self.epoch_start {
             if (jiffies(tp.now).wrapping_sub(start) as i32) < HZ as i32 {
@@ -784,9 +778,10 @@ mod tests {
             one_round(&mut cc, &mut tp, ms(100));
         }
         let epoch = cc.epoch_start.unwrap();
-        // The last ACK acknowledged a packet sent 100 ms before it; 2 s after that ACK the
-        // application sends again: idle since that packet left, 2.1 s = 525 jiffies.
-        let last_sent = jiffies(SimTime(tp.now.0 - ms(100).0));
+        // The last packet left 100 ms before the last ACK; 2 s after that ACK the application
+        // sends again: idle since that packet left (`lsndtime`), 2.1 s = 525 jiffies.
+        tp.last_send = SimTime(tp.now.0 - ms(100).0);
+        let last_sent = jiffies(tp.last_send);
         tp.now += SimDuration::from_secs(2);
         cc.cwnd_event(&mut tp, CaEvent::TxStart);
         assert_eq!(cc.epoch_start, Some(epoch + (jiffies(tp.now) - last_sent)));
@@ -803,7 +798,8 @@ mod tests {
     #[test]
     fn idle_shift_never_moves_the_epoch_past_now_cubictcp_cwnd_event() {
         let (mut cc, mut tp) = after_reduction(100, ms(100));
-        // Epoch opened now, with the last send 100 ms ago (the RTT sample of after_reduction).
+        // Epoch opened now, with the last send 100 ms ago.
+        tp.last_send = SimTime(tp.now.0 - ms(100).0);
         cc.cong_avoid(&mut tp, 1);
         tp.now += ms(40);
         cc.cwnd_event(&mut tp, CaEvent::TxStart);

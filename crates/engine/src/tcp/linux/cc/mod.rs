@@ -12,6 +12,8 @@ mod bbr;
 mod cubic;
 mod reno;
 
+pub use bbr::{Bbr, BbrMode};
+pub use cubic::Cubic;
 pub use reno::Reno;
 
 use crate::units::{SimDuration, SimTime};
@@ -100,6 +102,8 @@ pub struct CcState {
     pub pacing_rate: u64,
     /// When the current ACK arrived (`tcp_mstamp`).
     pub now: SimTime,
+    /// When data was last sent (`lsndtime`).
+    pub last_send: SimTime,
 }
 
 /// `TCP_INFINITE_SSTHRESH`.
@@ -128,6 +132,7 @@ impl CcState {
             app_limited: false,
             pacing_rate: 0,
             now: SimTime::ZERO,
+            last_send: SimTime::ZERO,
         }
     }
 
@@ -237,12 +242,16 @@ pub trait LinuxCongestion {
 #[derive(Debug, Clone)]
 pub enum AnyLinuxCc {
     Reno(Reno),
+    Cubic(Box<Cubic>),
+    Bbr(Box<Bbr>),
 }
 
 macro_rules! each {
     ($self:expr, $c:ident => $e:expr) => {
         match $self {
             AnyLinuxCc::Reno($c) => $e,
+            AnyLinuxCc::Cubic($c) => $e,
+            AnyLinuxCc::Bbr($c) => $e,
         }
     };
 }
