@@ -69,6 +69,16 @@ prop_compose! {
         stack in prop::sample::select(vec!["", "freebsd-4.3", "linux-2.2", "linux-6"]),
         ticks in prop::sample::select(vec![(0u64, 0u64), (10, 10), (500, 200)]),
     ) -> Scenario {
+        // The Linux stack runs Linux's variants and has no textbook knobs: draw among its
+        // variants and leave limited transmit and cwnd growth to it.
+        let linux = stack == "linux-6";
+        let linux_variants = ["reno", "newreno", "sack", "cubic", "ecn", "bbr"];
+        let variant = if linux { linux_variants[variant.len() % linux_variants.len()] } else { variant };
+        let knobs = if linux {
+            String::new()
+        } else {
+            format!("limited_transmit = {limited}\ncwnd_growth = \"{}\"", if per_byte { "per_byte" } else { "per_ack" })
+        };
         // A preset brings its own ticks; without one, draw them (exact, callout-like, 4.4BSD-like).
         let stack_lines = if stack.is_empty() {
             format!("timer_tick = \"{}ms\"\ndelayed_ack_tick = \"{}ms\"", ticks.0, ticks.1)
@@ -93,15 +103,14 @@ prop_compose! {
             {stack_lines}
             timestamps = {timestamps}
             delayed_ack = {{ every = {every}, timeout = "200ms" }}
-            limited_transmit = {limited}
-            cwnd_growth = "{}"
+            {knobs}
             [traffic]
             kind = "bulk"
             bytes = {bytes}
             [energy]
             radio_policy = "{policy}"
             timeout = "50ms"
-        "#, fwd.join(", "), rev.join(", "), if per_byte { "per_byte" } else { "per_ack" });
+        "#, fwd.join(", "), rev.join(", "));
         Scenario::from_toml(&text).unwrap()
     }
 }

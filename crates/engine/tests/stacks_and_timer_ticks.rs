@@ -94,7 +94,8 @@ fn each_stack_preset_sets_its_documented_constants() {
     assert_eq!((t.timer_tick, t.clock_granularity), (ms(4), ms(200)));
     assert_eq!((t.initial_rto, t.min_rto, t.max_rto), (secs(1), ms(200), secs(120)));
     assert_eq!((t.delayed_ack.every, t.delayed_ack.timeout), (2, ms(40)));
-    assert_eq!((t.initial_window, t.send_buffer, t.receive_buffer), (10, None, 131_072));
+    // tcp_rmem[2] = 32 MiB as a window (160/256 of it), reached by autotuning from tcp_rmem[1].
+    assert_eq!((t.initial_window, t.send_buffer, t.receive_buffer, t.receive_autotune), (10, None, 20_971_520, true));
     assert!(t.limited_transmit);
     assert_eq!(t.rtt_sampling, RttSampling::EveryAck, "tcp_clean_rtx_queue, tcp_sacktag_one");
     // No stack: today's engine defaults, exact timers.

@@ -75,9 +75,9 @@ impl Stack {
                 "delayed_ack": {"every": 2, "timeout": "40ms"},  // TCP_DELACK_MIN = HZ/25
                 "initial_window": 10,          // TCP_INIT_CWND = 10 (RFC 6928)
                 "initial_ssthresh": "infinite",// TCP_INFINITE_SSTHRESH
-                // tcp_rmem[2] = 6 MiB as a window (scaling ratio 160/256); the buffer starts at
-                // tcp_rmem[1] = 128 KiB and autotuning grows it (tcp_moderate_rcvbuf = 1).
-                "receive_buffer": 3932160,
+                // tcp_rmem[2] = 32 MiB (Linux 6.16 on) as a window (scaling ratio 160/256); the
+                // buffer starts at tcp_rmem[1] = 128 KiB and autotuning grows it.
+                "receive_buffer": 20971520,
                 "receive_autotune": true,
                 "timestamps": true,            // net.ipv4.tcp_timestamps = 1
                 "window_scale": true,          // net.ipv4.tcp_window_scaling = 1

@@ -20,12 +20,33 @@ fn rtt_sampling_defaults_to_every_ack_and_follows_the_stack_presets() {
 fn an_explicit_rtt_sampling_overrides_the_stack_preset() {
     let t = tcp("stack = \"freebsd-4.3\"\nrtt_sampling = \"every_ack\"").unwrap();
     assert_eq!((t.rtt_sampling, t.min_rto), (RttSampling::EveryAck, SimDuration::from_secs(1)));
-    let t = tcp("stack = \"linux-6\"\nrtt_sampling = \"one_segment\"").unwrap();
+    let t = tcp("stack = \"linux-2.2\"\nrtt_sampling = \"one_segment\"").unwrap();
     assert_eq!(t.rtt_sampling, RttSampling::OneSegment);
     // A `--set` override too, and the normalized scenario shows the value.
     let s = Scenario::from_json("{\"tcp\": {\"stack\": \"linux-2.2\"}}", &[("tcp.rtt_sampling".into(), "\"one_segment\"".into())]).unwrap();
     assert_eq!(s.tcp.rtt_sampling, RttSampling::OneSegment);
     assert!(s.to_json().contains("\"rtt_sampling\":\"one_segment\""), "{}", s.to_json());
+}
+
+/// The Linux stack runs Linux's mechanisms: the textbook stack's knobs, set to anything else,
+/// and variants Linux lacks are refused with the key named (as kernel mode refuses them).
+#[test]
+fn the_linux_stack_refuses_textbook_knobs_and_variants_linux_lacks() {
+    for (text, key) in [
+        ("rtt_sampling = \"one_segment\"", "tcp.rtt_sampling"),
+        ("limited_transmit = false", "tcp.limited_transmit"),
+        ("cwnd_growth = \"per_ack\"", "tcp.cwnd_growth"),
+        ("fixed_rto = \"1s\"", "tcp.fixed_rto"),
+        ("variant = \"tahoe\"", "tcp.variant"),
+        ("variant = \"e2tcp\"\ntimestamps = false\nwindow_scale = false", "tcp.variant"),
+    ] {
+        let e = tcp(&format!("stack = \"linux-6\"\n{text}")).unwrap_err().to_string();
+        assert!(e.contains(key), "{text}: {e}");
+    }
+    // Linux's own values are accepted, and bbr needs the Linux stack.
+    assert!(tcp("stack = \"linux-6\"\nlimited_transmit = true\nvariant = \"bbr\"").is_ok());
+    let e = tcp("variant = \"bbr\"").unwrap_err().to_string();
+    assert!(e.contains("tcp.variant") && e.contains("linux-6"), "{e}");
 }
 
 #[test]

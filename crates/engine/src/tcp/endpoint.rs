@@ -334,9 +334,9 @@ impl Endpoint {
 }
 
 /// Linux's `tcp_rmem[1]` and `tcp_rmem[2]`: the receive buffer autotuning starts from and its
-/// ceiling.
+/// ceiling (32 MiB since Linux 6.16).
 const LINUX_RMEM_DEFAULT: u64 = 131_072;
-const LINUX_RMEM_MAX: u64 = 6_291_456;
+const LINUX_RMEM_MAX: u64 = 33_554_432;
 /// The share of receive-buffer memory Linux counts as window (`scaling_ratio`, in 1/256): a
 /// full-sized segment's payload over the memory its buffer takes, about 1448 / 2304 for a
 /// 1500-byte packet (estimate; docs/models/tcp.md#the-linux-stack).

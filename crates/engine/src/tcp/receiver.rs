@@ -325,7 +325,9 @@ impl Receiver {
                 self.ack_now = true;
             }
             // The application reads at once: autotuning measures what it read.
-            l.on_read(now, rcv_nxt);
+            let ooo_span = self.ooo.last().map_or(0, |&(_, e)| e - rcv_nxt);
+            let l = self.linux.as_mut().expect("checked");
+            l.on_read(now, rcv_nxt, ooo_span);
             let plan = l.plan(now, rcv_nxt, ooo_nonempty, ooo_bytes);
             self.apply_plan(now, plan);
             return;

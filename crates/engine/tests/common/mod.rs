@@ -79,6 +79,8 @@ pub struct Pair {
     drop: Box<dyn FnMut(usize, &Segment, &[Sent]) -> bool>,
     /// Sets CE on ECN-capable segments it returns true for (a marking router).
     pub mark: Option<Box<dyn FnMut(usize, &Segment, &[Sent]) -> bool>>,
+    /// Extra one-way delay for the segments it names (reordering, delay spikes).
+    pub extra_delay: Option<Box<dyn FnMut(usize, &Segment, &[Sent]) -> SimDuration>>,
 }
 
 impl Pair {
@@ -95,6 +97,7 @@ impl Pair {
             log: Vec::new(),
             drop: Box::new(drop),
             mark: None,
+            extra_delay: None,
         };
         p.flush(0);
         p
@@ -115,7 +118,8 @@ impl Pair {
             self.free_at[n] = depart + PAIR_TX_TIME;
             self.log.push(Sent { at: depart, from: n, seg, dropped });
             if !dropped {
-                self.in_flight.push((depart + self.delay, self.seq, 1 - n, seg));
+                let extra = self.extra_delay.as_mut().map_or(SimDuration::ZERO, |f| f(n, &seg, &self.log));
+                self.in_flight.push((depart + self.delay + extra, self.seq, 1 - n, seg));
                 self.seq += 1;
             }
         }

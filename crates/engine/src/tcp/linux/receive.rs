@@ -116,10 +116,11 @@ impl LinuxAcking {
     /// The receiving side of a connection whose first data byte is `rcv_nxt`, at `now`.
     pub fn new(p: LinuxReceiveParams, rcv_nxt: u64, now: SimTime) -> Self {
         let full = p.win_from_space(p.rcvbuf);
-        let window_clamp = p.window_clamp.map_or(full, |c| c.min(full.max(c)));
-        // tcp_select_initial_window: what fits the buffer, whole segments, at most 64 KiB
-        // unscaled; tcp_init_buffer_space: the first measurement expects ten segments per RTT.
-        let initial = (full.min(65_535) / p.mss as u64 * p.mss as u64).min(window_clamp).max(p.mss as u64);
+        let window_clamp = p.window_clamp.map_or(full, |c| c.min(full));
+        // tcp_select_initial_window: the buffer at the default ratio (half), whole segments, at
+        // most 64 KiB unscaled; tcp_init_buffer_space: the first measurement expects ten
+        // segments per RTT.
+        let initial = ((p.rcvbuf / 2).min(65_535) / p.mss as u64 * p.mss as u64).min(window_clamp).max(p.mss as u64);
         let space = initial.min(10 * p.mss as u64);
         Self {
             quick: 0,
@@ -252,8 +253,10 @@ impl LinuxAcking {
     }
 
     /// The application read everything up to `copied` at `now` (`tcp_rcv_space_adjust`): once
-    /// per receiver RTT, grow the buffer to about twice what was read in that RTT.
-    pub fn on_read(&mut self, now: SimTime, copied: u64) {
+    /// per receiver RTT, if more was read than in the last measured RTT, the buffer grows to
+    /// hold twice that plus sixteen segments, more again in proportion to the growth (a sender
+    /// in slow start doubles), up to `tcp_rmem[2]`; the window clamp follows.
+    pub fn on_read(&mut self, now: SimTime, copied: u64, _ooo_span: u64) {
         let Some(rtt) = self.rcv_rtt else { return };
         if now - self.space_time < rtt {
             return;
@@ -261,15 +264,14 @@ impl LinuxAcking {
         let read = copied - self.space_seq;
         if read > self.space {
             if self.p.rcvbuf_max > self.p.rcvbuf {
-                let mss = self.p.mss as u64;
-                let mut rcvwin = 2 * read + 16 * mss;
+                let mut rcvwin = 2 * read + 16 * self.p.mss as u64;
                 let grow = rcvwin * (read - self.space) / self.space.max(1);
                 rcvwin += 2 * grow;
                 let rcvbuf = self.p.space_from_win(rcvwin).min(self.p.rcvbuf_max);
                 if rcvbuf > self.rcvbuf {
                     self.rcvbuf = rcvbuf;
                     let clamp = self.p.win_from_space(rcvbuf);
-                    self.window_clamp = self.p.window_clamp.map_or(clamp, |c| c.min(clamp).max(c.min(self.window_clamp)));
+                    self.window_clamp = self.p.window_clamp.map_or(clamp, |c| c.min(clamp).max(self.window_clamp.min(c)));
                 }
             }
             self.space = read;
@@ -365,10 +367,10 @@ mod tests {
         LinuxReceiveParams {
             mss: 1448,
             rcvbuf: 131_072,
-            rcvbuf_max: 6_291_456,
+            rcvbuf_max: 33_554_432,
             window_clamp: None,
             scaling_ratio: 160,
-            wscale: 7,
+            wscale: 10,
             sack: true,
             dsack: true,
             quickack_always: false,
@@ -420,14 +422,16 @@ mod tests {
     fn autotuning_grows_the_buffer_to_twice_what_one_rtt_delivered_tcp_rcv_space_adjust() {
         let mut a = LinuxAcking::new(params(), 1, ms(0));
         a.rcv_rtt = Some(SimDuration::from_millis(100));
-        let before = a.rcvbuf();
-        a.on_read(ms(100), 1 + 200_000);
-        assert!(a.rcvbuf() > before);
-        assert!(a.window_clamp() >= 2 * 200_000, "clamp {}", a.window_clamp());
+        a.on_read(ms(100), 1 + 200_000, 0);
+        assert!(a.window_clamp() >= 400_000, "at least twice what one RTT delivered: {}", a.window_clamp());
+        // Less than the last RTT read: no growth.
+        let clamp = a.window_clamp();
+        a.on_read(ms(200), 1 + 300_000, 0);
+        assert_eq!(a.window_clamp(), clamp);
         // Without autotuning the buffer stays.
         let mut fixed = LinuxAcking::new(LinuxReceiveParams { rcvbuf_max: 131_072, ..params() }, 1, ms(0));
         fixed.rcv_rtt = Some(SimDuration::from_millis(100));
-        fixed.on_read(ms(100), 1 + 200_000);
+        fixed.on_read(ms(100), 1 + 200_000, 0);
         assert_eq!(fixed.rcvbuf(), 131_072);
     }
 

@@ -204,7 +204,10 @@ impl RtxQueue {
         let start = self.packets.partition_point(|p| p.seq < left);
         for k in start..self.packets.len() {
             let p = &mut self.packets[k];
-            if p.end() > right {
+            // A block covers a FIN-carrying packet once it covers its data: the receiver's
+            // blocks count bytes held, and the FIN is not one.
+            let covered_to = if p.len > 0 { p.seq + p.len as u64 } else { p.end() };
+            if covered_to > right {
                 break;
             }
             if p.sacked {
