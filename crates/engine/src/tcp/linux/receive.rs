@@ -13,7 +13,7 @@
 //! per segment received) and the buffer's free space as a window (`tcp_win_from_space`: a fixed
 //! share of the buffer, the rest being per-packet overhead). With autotuning (dynamic right-sizing)
 //! the buffer grows once per receiver-measured RTT to about twice what the application read in
-//! that RTT, up to `tcp_rmem[2]`.
+//! that RTT (more while that grows), up to `tcp_rmem[2]`.
 
 use crate::units::{on_tick, SimDuration, SimTime};
 
@@ -252,21 +252,24 @@ impl LinuxAcking {
         self.ack_now = true;
     }
 
-    /// The application read everything up to `copied` at `now` (`tcp_rcv_space_adjust`): once
-    /// per receiver RTT, if more was read than in the last measured RTT, the buffer grows to
-    /// hold twice that plus sixteen segments, more again in proportion to the growth (a sender
-    /// in slow start doubles), up to `tcp_rmem[2]`; the window clamp follows.
-    pub fn on_read(&mut self, now: SimTime, copied: u64, _ooo_span: u64) {
+    /// The application read everything up to `copied` at `now` (`tcp_rcv_space_adjust` with
+    /// `tcp_rcvbuf_grow`, Linux 6.18): once per receiver RTT, if more was read than in the last
+    /// measured RTT, the buffer becomes twice that as a window, more again in proportion to the
+    /// growth (a sender in slow start doubles), plus what the out-of-order queue spans, up to
+    /// `tcp_rmem[2]`; the window clamp follows.
+    pub fn on_read(&mut self, now: SimTime, copied: u64, ooo_span: u64) {
         let Some(rtt) = self.rcv_rtt else { return };
         if now - self.space_time < rtt {
             return;
         }
         let read = copied - self.space_seq;
         if read > self.space {
+            let old = self.space.max(1);
+            self.space = read;
             if self.p.rcvbuf_max > self.p.rcvbuf {
-                let mut rcvwin = 2 * read + 16 * self.p.mss as u64;
-                let grow = rcvwin * (read - self.space) / self.space.max(1);
-                rcvwin += 2 * grow;
+                let mut rcvwin = 2 * read;
+                rcvwin += 2 * (rcvwin * (read - old) / old);
+                rcvwin += ooo_span;
                 let rcvbuf = self.p.space_from_win(rcvwin).min(self.p.rcvbuf_max);
                 if rcvbuf > self.rcvbuf {
                     self.rcvbuf = rcvbuf;
@@ -274,7 +277,6 @@ impl LinuxAcking {
                     self.window_clamp = self.p.window_clamp.map_or(clamp, |c| c.min(clamp).max(self.window_clamp.min(c)));
                 }
             }
-            self.space = read;
         }
         self.space_seq = copied;
         self.space_time = now;
