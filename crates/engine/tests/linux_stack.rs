@@ -185,3 +185,28 @@ fn bbr_paces_its_segments_at_the_pacing_rate_tcp_bbr() {
     assert_eq!(p.eps[0].sender.counters().timeouts, 0);
 }
 
+
+#[test]
+fn f_rto_finds_a_timeout_caused_by_a_delay_spike_spurious_rfc5682_s3_1() {
+    // The ACKs sent between 150 ms and 750 ms are all held until 750 ms (a delay spike longer
+    // than the RTO): the timer fires and the head is resent; then the late ACKs arrive. F-RTO sends new data on the
+    // first ACK that advances, and when the next one acknowledges data never retransmitted the
+    // timeout is declared spurious and its reduction undone. Timestamps are off, so Eifel's
+    // test (the echo) cannot decide it.
+    let s = linux("sack", "600000", "timestamps = false");
+    let mut p = Pair::new(&s, ONE_WAY, |_, _, _| false);
+    p.extra_delay = Some(Box::new(|from, seg: &Segment, log: &[common::Sent]| {
+        let at = log.last().map_or(SimTime::ZERO, |x| x.at);
+        let (start, end) = (SimTime(150_000_000), SimTime(750_000_000));
+        if from == 1 && seg.is_pure_ack() && (start..end).contains(&at) {
+            end - at
+        } else {
+            SimDuration::ZERO
+        }
+    }));
+    p.run_until_closed(LIMIT);
+    let c = p.eps[0].sender.counters();
+    assert!(c.timeouts >= 1, "the spike outlasts the RTO");
+    assert_eq!(c.spurious_timeouts, 1, "F-RTO undoes it");
+    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 600_000);
+}

@@ -22,10 +22,12 @@ STACK = "linux-6"
 # implies SACK and ECN. Linux's loss recovery is NewReno's (RFC 6582) without SACK, and SACK-based
 # (RFC 6675 with RACK) with it, whatever the module.
 VARIANTS: Dict[str, Tuple[str, bool, bool]] = {
+    "reno": ("reno", False, False),
     "newreno": ("reno", False, False),
     "sack": ("reno", True, False),
     "cubic": ("cubic", True, False),
     "ecn": ("reno", True, True),
+    "bbr": ("bbr", True, False),
 }
 
 # Keys that describe how a model works, not a setting: accepted only at the kernel's own value
@@ -39,6 +41,8 @@ FIXED: Dict[str, str] = {
     "limited_transmit": "the kernel always sends new data on the first duplicate ACKs (RFC 3042)",
     "rtt_sampling": "the kernel samples the RTT from every ACK (every_ack)",
     "header_prediction": "the kernel's fast path is the standard one",
+    "receive_autotune": "the kernel autotunes its receive buffer (tcp_moderate_rcvbuf); "
+                        "receive_buffer sets the window clamp",
 }
 
 
