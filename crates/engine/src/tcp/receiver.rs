@@ -371,7 +371,6 @@ impl Receiver {
                     self.ops.report(now, Op::TimerSet);
                 }
             }
-            AckPlan::Keep => {}
         }
     }
 

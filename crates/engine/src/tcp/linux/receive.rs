@@ -72,8 +72,6 @@ impl LinuxReceiveParams {
 pub enum AckPlan {
     Now,
     At(SimTime),
-    /// Nothing new: keep whatever was planned.
-    Keep,
 }
 
 #[derive(Debug, Clone)]

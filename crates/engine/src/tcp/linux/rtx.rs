@@ -243,14 +243,6 @@ impl RtxQueue {
         }
     }
 
-    /// Whether `[left, right)` lies wholly below `snd_una` or inside a range already SACKed:
-    /// the part of a D-SACK check that needs the queue. Also reports whether a retransmitted
-    /// packet is covered (a D-SACK for it may undo, `tcp_check_dsack`).
-    pub fn covers_retransmission(&self, left: u64, right: u64) -> bool {
-        let start = self.packets.partition_point(|p| p.end() <= left);
-        self.packets.range(start..).take_while(|p| p.seq < right).any(|p| p.ever_retrans)
-    }
-
     /// Remove every entry below `ack` (`tcp_clean_rtx_queue`), calling `delivered(packet)` for
     /// each one not SACKed before.
     pub fn clean(&mut self, ack: u64, high_seq: u64, mut delivered: impl FnMut(&Packet)) -> Cleaned {

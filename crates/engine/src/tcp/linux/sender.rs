@@ -526,7 +526,7 @@ impl LinuxSender {
         self.rack_detect_loss(now);
         if prior != self.in_flight() {
             if self.tp.ca_state != LinuxCaState::Recovery {
-                self.enter_recovery(now, false);
+                self.enter_recovery(false);
                 if !self.module_controls_cwnd() {
                     self.cwnd_reduction(1, 0, false);
                 }
@@ -723,13 +723,19 @@ impl LinuxSender {
         if dsack {
             flag.dsack = true;
             self.rack.dsack_seen = true;
-            if self.q.covers_retransmission(l0, r0) || r0 <= ack {
-                // tcp_check_dsack: a D-SACK for a retransmission says one more was spurious.
-                if self.undo_marker.is_some_and(|m| r0 > m) && self.undo_retrans > 0 {
-                    self.undo_retrans -= 1;
-                }
+            // tcp_check_dsack and tcp_sacktag_one: each retransmission a D-SACK reports was
+            // unnecessary. Below SND.UNA the packets are gone and are counted from the block's
+            // length; above it, by the retransmitted packets the block covers.
+            let smss = self.params.smss as u64;
+            let dup = if r0 <= self.snd_una {
+                (r0 - l0).div_ceil(smss) as i64
+            } else {
+                self.q.iter().filter(|p| p.seq >= l0 && p.seq + p.len as u64 <= r0 && p.ever_retrans).count() as i64
+            };
+            if self.undo_marker.is_some_and(|m| r0 > m) && self.undo_retrans > 0 {
+                self.undo_retrans = (self.undo_retrans - dup).max(0);
             }
-            if self.tlp_high_seq.is_some_and(|t| r0 == t || (l0 < t && r0 >= t.saturating_sub(1))) && self.tlp_retrans {
+            if self.tlp_retrans && self.tlp_high_seq.is_some_and(|t| r0 <= t && r0 + smss >= t) {
                 flag.dsack_tlp = true;
             }
         }
@@ -823,7 +829,7 @@ impl LinuxSender {
                     if !self.time_to_recover() {
                         return;
                     }
-                    self.enter_recovery(now, flag.ece);
+                    self.enter_recovery(flag.ece);
                 }
             }
             LinuxCaState::Loss => {
@@ -861,10 +867,10 @@ impl LinuxSender {
         }
         self.identify_packet_loss(now, flag);
         if !self.time_to_recover() {
-            self.try_to_open(now, flag);
+            self.try_to_open(flag);
             return false;
         }
-        self.enter_recovery(now, flag.ece);
+        self.enter_recovery(flag.ece);
         true
     }
 
@@ -1032,7 +1038,7 @@ impl LinuxSender {
     }
 
     /// `tcp_enter_recovery`.
-    fn enter_recovery(&mut self, _now: SimTime, ece: bool) {
+    fn enter_recovery(&mut self, ece: bool) {
         self.counters.fast_retransmits += 1;
         self.prior_ssthresh = 0;
         self.init_undo();
@@ -1078,7 +1084,7 @@ impl LinuxSender {
     }
 
     /// `tcp_try_to_open`.
-    fn try_to_open(&mut self, _now: SimTime, flag: &AckFlags) {
+    fn try_to_open(&mut self, flag: &AckFlags) {
         if !self.any_retrans_done() {
             self.retrans_stamp = 0;
         }
