@@ -210,3 +210,29 @@ fn f_rto_finds_a_timeout_caused_by_a_delay_spike_spurious_rfc5682_s3_1() {
     assert_eq!(c.spurious_timeouts, 1, "F-RTO undoes it");
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 600_000);
 }
+
+/// The most data segments endpoint 0 emitted in one event, once its first RTT sample is in.
+fn largest_burst(p: &mut Pair) -> usize {
+    let mut largest = 0;
+    loop {
+        let before = p.log.len();
+        let sampled = p.eps[0].sender.as_linux().unwrap().srtt().is_some();
+        if !p.step() {
+            return largest;
+        }
+        if sampled {
+            largest = largest.max(p.log[before..].iter().filter(|x| x.from == 0 && x.seg.len > 0).count());
+        }
+    }
+}
+
+#[test]
+fn with_pacing_cubic_sends_one_segment_at_a_time_at_the_pacing_rate_tcp_update_pacing_rate() {
+    // Slow start releases two segments per ACK; with pacing (as under the fq qdisc) each leaves
+    // on its own, spaced by size over the pacing rate (2 x cwnd / SRTT in slow start).
+    let mut bursty = Pair::new(&linux("cubic", "500000", ""), ONE_WAY, |_, _, _| false);
+    assert!(largest_burst(&mut bursty) >= 2);
+    let mut paced = Pair::new(&linux("cubic", "500000", "pacing = true"), ONE_WAY, |_, _, _| false);
+    assert_eq!(largest_burst(&mut paced), 1);
+    assert_eq!(paced.eps[1].receiver.as_ref().unwrap().delivered, 500_000);
+}

@@ -43,6 +43,7 @@ FIXED: Dict[str, str] = {
     "header_prediction": "the kernel's fast path is the standard one",
     "receive_autotune": "the kernel autotunes its receive buffer (tcp_moderate_rcvbuf); "
                         "receive_buffer sets the window clamp",
+    "pacing": "kernel mode leaves the namespaces' qdisc as it is (no fq), so only bbr paces",
 }
 
 

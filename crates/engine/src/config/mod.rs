@@ -268,6 +268,9 @@ pub struct TcpConfig {
     /// The Linux stack only: the buffer starts at Linux's `tcp_rmem[1]` (128 KiB) and grows
     /// with the flow (dynamic right-sizing), the window up to `receive_buffer`.
     pub receive_autotune: bool,
+    /// The Linux stack only: pace every module's packets at Linux's pacing rate (2 x cwnd/SRTT in
+    /// slow start, 1.2 x after), as with the `fq` qdisc; BBR paces whatever this says.
+    pub pacing: bool,
     /// Sender socket buffer: unacknowledged data never exceeds it (the BSD send buffer holds
     /// data until it is acknowledged); unset = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_bytes")]
@@ -346,6 +349,7 @@ impl Default for TcpConfig {
             delayed_ack: DelayedAck::default(),
             receive_buffer: 64_000,
             receive_autotune: false,
+            pacing: false,
             send_buffer: None,
             cwnd_growth: CwndGrowth::PerAck,
             limited_transmit: false,
@@ -908,8 +912,10 @@ fn validate_linux_stack(t: &TcpConfig, at: &str) -> Result<(), EngineError> {
         if info.linux_only {
             return Err(e("variant", format!("{:?} runs on the Linux stack only: set tcp.stack = \"linux-6\"", info.name)));
         }
-        if t.receive_autotune {
-            return Err(e("receive_autotune", "applies to the Linux stack only (tcp.stack = \"linux-6\")".into()));
+        for (key, set) in [("receive_autotune", t.receive_autotune), ("pacing", t.pacing)] {
+            if set {
+                return Err(e(key, "applies to the Linux stack only (tcp.stack = \"linux-6\")".into()));
+            }
         }
         return Ok(());
     }

@@ -79,6 +79,7 @@ impl Stack {
                 // buffer starts at tcp_rmem[1] = 128 KiB and autotuning grows it.
                 "receive_buffer": 20971520,
                 "receive_autotune": true,
+                "pacing": false,               // default qdisc fq_codel: only BBR paces
                 "timestamps": true,            // net.ipv4.tcp_timestamps = 1
                 "window_scale": true,          // net.ipv4.tcp_window_scaling = 1
                 "limited_transmit": true,      // RFC 3042 in the Disorder state

@@ -119,6 +119,7 @@ impl Recipe {
             send_buffer: self.sender.send_buffer,
             header_bytes: super::segment::data_header_bytes(t.timestamps),
             slow_start_after_idle: true,
+            pacing: t.pacing,
         };
         let cc = match module {
             LinuxModule::Reno => AnyLinuxCc::Reno(Default::default()),

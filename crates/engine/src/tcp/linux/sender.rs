@@ -53,6 +53,8 @@ pub struct LinuxParams {
     pub header_bytes: u32,
     /// `net.ipv4.tcp_slow_start_after_idle`.
     pub slow_start_after_idle: bool,
+    /// Pace whatever the module (as the `fq` qdisc makes Linux do); BBR paces regardless.
+    pub pacing: bool,
 }
 
 /// Which kind of event the single transmission timer is armed for (`icsk_pending`).
@@ -1363,13 +1365,18 @@ impl LinuxSender {
         }
     }
 
-    /// The pacer holds the next packet until `pace_at` (when the module asks for pacing).
+    fn pacing(&self) -> bool {
+        self.params.pacing || self.cc.needs_pacing()
+    }
+
+    /// The pacer holds the next packet until `pace_at` (when the module asks for pacing, or
+    /// pacing is on).
     fn paced(&self, now: SimTime) -> bool {
-        self.cc.needs_pacing() && self.pace_at > now
+        self.pacing() && self.pace_at > now
     }
 
     fn after_send(&mut self, now: SimTime, len: u32) {
-        if self.cc.needs_pacing() && self.tp.pacing_rate > 0 {
+        if self.pacing() && self.tp.pacing_rate > 0 {
             let bytes = (len + self.params.header_bytes) as u64;
             let ns = bytes * 1_000_000_000 / self.tp.pacing_rate;
             self.pace_at = self.pace_at.max(now) + SimDuration(ns);
