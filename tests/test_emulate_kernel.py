@@ -142,6 +142,8 @@ def test_the_programs_report_the_cpu_time_they_used(clean_run):
     ({"variant": "sack", "cwnd_growth": "per_ack"}, "tcp.cwnd_growth"),
     ({"variant": "sack", "stack": "freebsd-4.3"}, "tcp.stack"),
     ({"variant": "elfn"}, "tcp.variant"),
+    ({"variant": "cubic", "pacing": True}, "tcp.pacing"),
+    ({"variant": "sack", "receive_autotune": False}, "tcp.receive_autotune"),
 ])
 def test_a_setting_the_kernel_cannot_honour_is_refused_by_its_key(tcp, key):
     with pytest.raises(ScenarioError) as err:

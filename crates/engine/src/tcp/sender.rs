@@ -70,6 +70,21 @@ pub struct SenderCounters {
     pub spurious_timeouts: u64,
 }
 
+impl SenderCounters {
+    /// One segment sent (`len` payload bytes; 0 for a SYN, FIN or probe without data), counted
+    /// and reported as the CPU operation it is.
+    pub fn count_sent(&mut self, len: u32, now: SimTime, ops: &mut OpLog) {
+        self.segments_sent += 1;
+        if len > 0 {
+            self.data_segments_sent += 1;
+            self.payload_bytes_sent += len as u64;
+            ops.report(now, Op::SegmentSent { bytes: len });
+        } else {
+            ops.report(now, Op::AckSent);
+        }
+    }
+}
+
 /// Settings the sender needs, derived from the scenario.
 #[derive(Debug, Clone)]
 pub struct SenderParams {
@@ -716,14 +731,7 @@ impl<C: CongestionControl> Sender<C> {
     }
 
     fn account_sent(&mut self, len: u32, now: SimTime) {
-        self.counters.segments_sent += 1;
-        if len > 0 {
-            self.counters.data_segments_sent += 1;
-            self.counters.payload_bytes_sent += len as u64;
-            self.ops.report(now, Op::SegmentSent { bytes: len });
-        } else {
-            self.ops.report(now, Op::AckSent);
-        }
+        self.counters.count_sent(len, now, &mut self.ops);
     }
 }
 

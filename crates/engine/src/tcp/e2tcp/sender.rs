@@ -404,14 +404,7 @@ impl E2tcpSender {
     }
 
     fn account_sent(&mut self, len: u32, now: SimTime) {
-        self.counters.segments_sent += 1;
-        if len > 0 {
-            self.counters.data_segments_sent += 1;
-            self.counters.payload_bytes_sent += len as u64;
-            self.ops.report(now, Op::SegmentSent { bytes: len });
-        } else {
-            self.ops.report(now, Op::AckSent);
-        }
+        self.counters.count_sent(len, now, &mut self.ops);
     }
 }
 

@@ -372,18 +372,10 @@ impl LinuxCongestion for Cubic {
 
     /// `cubictcp_cong_avoid`.
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
-        if !tp.cwnd_limited {
-            return;
+        if let Some(acked) = tp.slow_start_first(acked) {
+            self.update(tp.cwnd, acked, jiffies(tp.now));
+            tp.cong_avoid_ai(self.cnt, acked);
         }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tp.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        self.update(tp.cwnd, acked, jiffies(tp.now));
-        tp.cong_avoid_ai(self.cnt, acked);
     }
 
     /// `cubictcp_state`: a timeout starts everything afresh.

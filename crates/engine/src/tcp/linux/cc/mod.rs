@@ -150,6 +150,17 @@ impl CcState {
         left
     }
 
+    /// The part `tcp_reno_cong_avoid` and `cubictcp_cong_avoid` share: nothing unless the window
+    /// limited the sending; in slow start, grow by what was acknowledged. Returns the packets
+    /// left for congestion avoidance, if any.
+    pub fn slow_start_first(&mut self, acked: u32) -> Option<u32> {
+        if !self.cwnd_limited {
+            return None;
+        }
+        let left = if self.in_slow_start() { self.slow_start(acked) } else { acked };
+        (left > 0).then_some(left)
+    }
+
     /// `tcp_cong_avoid_ai`: one packet more per `w` packets acknowledged, credits accumulated
     /// at a larger `w` applied first.
     pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {

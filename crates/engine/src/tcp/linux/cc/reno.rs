@@ -19,18 +19,10 @@ impl LinuxCongestion for Reno {
 
     /// `tcp_reno_cong_avoid`.
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
-        if !tp.cwnd_limited {
-            return;
+        if let Some(acked) = tp.slow_start_first(acked) {
+            let w = tp.cwnd;
+            tp.cong_avoid_ai(w, acked);
         }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tp.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = tp.cwnd;
-        tp.cong_avoid_ai(w, acked);
     }
 
     /// `tcp_reno_undo_cwnd`.
