@@ -117,7 +117,6 @@ impl Recipe {
             reordering: t.dupack_threshold,
             cwnd_clamp: INFINITE_SSTHRESH,
             send_buffer: self.sender.send_buffer,
-            header_bytes: super::segment::data_header_bytes(t.timestamps),
             slow_start_after_idle: true,
             pacing: t.pacing,
         };

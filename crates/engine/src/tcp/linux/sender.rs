@@ -49,8 +49,6 @@ pub struct LinuxParams {
     pub cwnd_clamp: u32,
     /// Socket send buffer: unacknowledged data stays within it.
     pub send_buffer: u64,
-    /// Bytes of TCP/IP header per data packet, for pacing.
-    pub header_bytes: u32,
     /// `net.ipv4.tcp_slow_start_after_idle`.
     pub slow_start_after_idle: bool,
     /// Pace whatever the module (as the `fq` qdisc makes Linux do); BBR paces regardless.
@@ -1377,7 +1375,9 @@ impl LinuxSender {
 
     fn after_send(&mut self, now: SimTime, len: u32) {
         if self.pacing() && self.tp.pacing_rate > 0 {
-            let bytes = (len + self.params.header_bytes) as u64;
+            // `tcp_update_skb_after_send` spaces by the segment's payload (the headers are the
+            // clone's), at least a byte for a bare SYN or FIN.
+            let bytes = len.max(1) as u64;
             let ns = bytes * 1_000_000_000 / self.tp.pacing_rate;
             self.pace_at = self.pace_at.max(now) + SimDuration(ns);
         }
