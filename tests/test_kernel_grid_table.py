@@ -62,6 +62,22 @@ def test_the_summary_counts_agreeing_cells_against_the_goal():
     assert "in 1/2 (50%; goal 90%)" in line
 
 
+def test_a_twin_as_variable_as_the_kernel_agrees_less_often_the_wider_the_kernel_seeds_spread():
+    """The summary's yardstick: a simulator that drew from the kernel's own run-to-run spread,
+    seeded independently, would agree with it only as often as two resamples of the kernel's
+    runs agree with each other."""
+    steady = grid.row_of(CELL, [run(1.0e6, 2.0)] * 5, [run(1.0e6, 2.0)] * 5)
+    assert steady["kernel_self_agreement"] == 1.0
+    spread = [run(0.5e6, 0.0), run(1.5e6, 6.0), run(1.0e6, 1.0), run(0.7e6, 4.0), run(1.3e6, 2.0)]
+    wide = grid.row_of(CELL, spread, [run(1.0e6, 2.0)] * 5)["kernel_self_agreement"]
+    assert 0.05 < wide < 0.6
+    # Deterministic: the same runs give the same estimate.
+    assert grid.row_of(CELL, spread, [run(1.0e6, 2.0)] * 5)["kernel_self_agreement"] == wide
+    assert grid.row_of(CELL, [run()], [run()])["kernel_self_agreement"] is None
+    line = grid.summary_line([steady, grid.row_of(CELL, spread, [run(1.0e6, 2.0)] * 5)])
+    assert "seeded independently would agree in about" in line
+
+
 def test_kernel_mode_runs_exactly_the_variants_the_linux_stack_runs():
     """A variant kernel mode runs has its simulated twin on `tcp.stack = "linux-6"`, and a
     variant it refuses is refused by the Linux stack too."""

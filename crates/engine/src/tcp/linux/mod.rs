@@ -9,3 +9,4 @@ pub mod receive;
 pub mod rtt;
 pub mod rtx;
 pub mod sender;
+pub mod timer_wheel;

@@ -15,7 +15,8 @@
 //! the buffer grows once per receiver-measured RTT to about twice what the application read in
 //! that RTT (more while that grows), up to `tcp_rmem[2]`.
 
-use crate::units::{on_tick, SimDuration, SimTime};
+use super::timer_wheel::fire_time;
+use crate::units::{SimDuration, SimTime};
 
 /// TCP_MAX_QUICKACKS.
 const MAX_QUICKACKS: u32 = 16;
@@ -288,7 +289,7 @@ impl LinuxAcking {
             return AckPlan::Now;
         }
         if !ooo_nonempty {
-            return AckPlan::At(on_tick(now, self.delack_timeout(), self.p.jiffy));
+            return AckPlan::At(fire_time(now, self.delack_timeout(), self.p.jiffy));
         }
         // SACK compression: the first duplicate ACKs for this rcv_nxt at once, then batched.
         if !self.p.sack || self.compressed >= COMP_SACK_NR {

@@ -20,7 +20,8 @@ use crate::tcp::send_half::{SendHalf, SenderState};
 use crate::tcp::sender::{timestamp_ms, OutSegment, SenderCounters};
 use crate::tcp::stream::{SendStream, ISS};
 use crate::tcp::tcb::CaState;
-use crate::units::{on_tick, SimDuration, SimTime};
+use super::timer_wheel::fire_time;
+use crate::units::{SimDuration, SimTime};
 
 /// `sysctl_tcp_max_reordering`.
 const MAX_REORDERING: u32 = 300;
@@ -203,6 +204,12 @@ pub struct LinuxSender {
     rexmit: Option<Rexmit>,
     /// A loss probe or a zero-window probe is due.
     probe_due: bool,
+    /// The retransmission timer fired: its resend of the head goes out now, past the pacer
+    /// (`tcp_retransmit_timer` calls `tcp_retransmit_skb` directly).
+    rto_resend_due: bool,
+    /// `data_segs_out`: data packets sent, retransmissions included; the pacer lets the first
+    /// ten out unspaced.
+    data_segs_out: u64,
     window_probe_due: bool,
     window_probes_unanswered: u32,
     /// Earliest time the pacer lets the next packet out, and the wake-up asked for when it held
@@ -264,6 +271,8 @@ impl LinuxSender {
             window_probes_unanswered: 0,
             pace_at: SimTime::ZERO,
             pace_wake: None,
+            rto_resend_due: false,
+            data_segs_out: 0,
             delivery: Delivery::default(),
             max_packets_out: 0,
             cwnd_usage_seqno: ISS,
@@ -363,7 +372,7 @@ impl LinuxSender {
     // Timer.
 
     fn arm(&mut self, now: SimTime, after: SimDuration, kind: Pending) {
-        let at = on_tick(now, after, self.params.jiffy);
+        let at = fire_time(now, after, self.params.jiffy);
         self.timer = Some((at, kind));
         self.ops.report(now, Op::TimerSet);
     }
@@ -454,6 +463,7 @@ impl LinuxSender {
         }
         self.counters.timeouts += 1;
         self.enter_loss(now);
+        self.rto_resend_due = true;
         self.rtt.on_timeout();
         self.arm(now, self.rtt.rto(), Pending::Retransmit);
     }
@@ -561,6 +571,7 @@ impl LinuxSender {
         }
         self.ack_tsecr = if self.params.timestamps { seg.ts.map_or(0, |t| t.ecr) } else { 0 };
         let prior_snd_una = self.snd_una;
+        let prior_packets = self.q.packets_out;
         let prior_in_flight = self.in_flight();
         let prior_delivered = self.delivery.delivered;
         let prior_lost = self.tp.lost;
@@ -674,6 +685,14 @@ impl LinuxSender {
             self.process_tlp_ack(now, ack, &flag);
         }
 
+        if prior_packets == 0 {
+            // Nothing was outstanding (`no_queue`): the ACK only carries news of D-SACKed data;
+            // it is no duplicate ACK, and the window and rate machinery stand still.
+            if flag.dsack {
+                self.fastretrans_alert(now, prior_snd_una, 0, &mut flag);
+            }
+            return;
+        }
         let dubious = !flag.not_dup() || flag.ca_alert() || self.tp.ca_state != LinuxCaState::Open;
         if dubious {
             let num_dupack = u32::from(!(flag.snd_una_advanced || flag.not_dup() || flag.dsack));
@@ -1374,11 +1393,18 @@ impl LinuxSender {
     }
 
     fn after_send(&mut self, now: SimTime, len: u32) {
-        if self.pacing() && self.tp.pacing_rate > 0 {
+        if len > 0 {
+            self.data_segs_out += 1;
+        }
+        if self.pacing() && self.tp.pacing_rate > 0 && self.data_segs_out > 10 {
             // `tcp_update_skb_after_send` spaces by the segment's payload (the headers are the
-            // clone's), at least a byte for a bare SYN or FIN.
+            // clone's), at least a byte for a bare SYN or FIN, and leaves the first ten data
+            // packets unspaced (as sch_fq does). Time the pacer stood idle before this packet
+            // is credit that shortens the next gap by up to half.
             let bytes = len.max(1) as u64;
-            let ns = bytes * 1_000_000_000 / self.tp.pacing_rate;
+            let mut ns = bytes * 1_000_000_000 / self.tp.pacing_rate;
+            let credit = now.0.saturating_sub(self.pace_at.0);
+            ns -= (ns / 2).min(credit);
             self.pace_at = self.pace_at.max(now) + SimDuration(ns);
         }
         if self.in_cwnd_reduction() {
@@ -1406,6 +1432,12 @@ impl LinuxSender {
                 self.arm(now, SimDuration(backoff.min(self.params.rto_max.0)), Pending::WindowProbe);
                 let seq = self.snd_una - 1;
                 return Some(OutSegment { seq, len: 1, syn: false, fin: false, retransmission: false, ect: false, cwr: false, first_sent: now });
+            }
+        }
+        if self.rto_resend_due {
+            self.rto_resend_due = false;
+            if let Some(out) = self.retransmit_lost(now) {
+                return Some(out);
             }
         }
         if self.paced(now) {
@@ -1689,5 +1721,73 @@ impl SendHalf for LinuxSender {
     }
     fn counters(&self) -> &SenderCounters {
         &self.counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::linux::cc::AnyLinuxCc;
+    use crate::tcp::segment::Flags;
+
+    fn paced_sender() -> LinuxSender {
+        let params = LinuxParams {
+            smss: 1448,
+            initial_window: 10,
+            initial_ssthresh: INFINITE_SSTHRESH,
+            sack: false,
+            timestamps: false,
+            ecn: false,
+            initial_rto: SimDuration::from_millis(1_000),
+            rto_min: SimDuration::from_millis(200),
+            rto_max: SimDuration::from_millis(120_000),
+            jiffy: SimDuration::from_millis(4),
+            reordering: 3,
+            cwnd_clamp: INFINITE_SSTHRESH,
+            send_buffer: u64::MAX,
+            slow_start_after_idle: true,
+            pacing: true,
+        };
+        let mut s = LinuxSender::new(params, AnyLinuxCc::Reno(Default::default()), 100_000);
+        s.stream.open(1448);
+        s
+    }
+
+    #[test]
+    fn the_timeout_resends_the_head_even_while_the_pacer_holds_packets_tcp_retransmit_timer() {
+        let mut s = paced_sender();
+        let syn = s.poll(SimTime::ZERO).expect("the SYN");
+        assert!(syn.syn);
+        let t = SimTime(40_000_000);
+        s.on_ack(t, &Segment::new(ISS + 1, ISS + 1, 0, Flags::default().with(Flags::ACK), 1 << 20));
+        while s.poll(t).is_some() {}
+        assert!(s.q.packets_out > 0);
+        // The pacer holds the next packet ten seconds away (a rate collapsed to almost nothing).
+        s.pace_at = t + SimDuration::from_millis(10_000);
+        let (at, kind) = s.timer.expect("the retransmission timer");
+        assert_eq!(kind, Pending::Retransmit);
+        s.timeout(at);
+        let out = s.poll(at).expect("the timeout's resend leaves at once");
+        assert_eq!((out.seq, out.retransmission), (ISS + 1, true));
+        assert!(s.poll(at).is_none(), "the rest of the go-back-N waits for the pacer");
+    }
+
+    #[test]
+    fn idle_time_before_a_packet_shortens_the_next_pacing_gap_by_up_to_half_tcp_update_skb_after_send() {
+        let mut s = paced_sender();
+        s.tp.pacing_rate = 1_448_000; // one 1448-byte packet per millisecond
+        s.data_segs_out = 20;
+        let now = SimTime(1_000_000_000);
+        // The pacer was due 5 ms ago: the credit halves the 1 ms gap.
+        s.pace_at = SimTime(now.0 - 5_000_000);
+        s.after_send(now, 1448);
+        assert_eq!(s.pace_at, now + SimDuration(500_000));
+        // Back to back (the pacer's time is now or later): the full gap.
+        s.after_send(s.pace_at, 1448);
+        assert_eq!(s.pace_at, now + SimDuration(1_500_000));
+        // 0.2 ms of idle time takes 0.2 ms off the gap.
+        let later = s.pace_at + SimDuration(200_000);
+        s.after_send(later, 1448);
+        assert_eq!(s.pace_at, later + SimDuration(800_000));
     }
 }
