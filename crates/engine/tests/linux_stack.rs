@@ -272,3 +272,20 @@ fn an_ack_with_nothing_outstanding_is_no_duplicate_ack_tcp_ack_no_queue() {
     assert!(p.eps[0].sender.counters().dupacks_received >= 3, "the data sender did see duplicates");
     assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 300_000);
 }
+
+#[test]
+fn without_sack_a_recovery_held_at_high_seq_is_not_undone_by_the_next_ack_tcp_packet_delayed() {
+    // The peer's window (about 20 segments) keeps the sender from sending past the loss during
+    // recovery, so the retransmission's ACK lands exactly on high_seq: the state is held
+    // (tcp_is_non_sack_preventing_reopen) and the record of the retransmission forgotten. The
+    // next ACK must not read that as "nothing was retransmitted" and undo the reduction.
+    let s = linux("reno", "400000", "sack = false\nreceive_autotune = false\nreceive_buffer = 32768");
+    let smss = s.smss().unwrap();
+    let mut p = Pair::new(&s, ONE_WAY, drop_tx_of(smss, 60, 1));
+    p.run_until_closed(LIMIT);
+    let c = p.eps[0].sender.counters();
+    assert_eq!((c.fast_retransmits, c.timeouts), (1, 0));
+    assert_eq!(c.undos, 0, "a real loss is not undone");
+    assert!(p.eps[0].sender.as_linux().unwrap().ssthresh_packets() < 1000, "the reduction stands");
+    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 400_000);
+}

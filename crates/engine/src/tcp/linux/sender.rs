@@ -820,7 +820,6 @@ impl LinuxSender {
                     if !self.is_sack() {
                         self.reno_sacked = 0;
                     }
-                    self.rack.reo_wnd_persist = self.rack.reo_wnd_persist.saturating_sub(1);
                     if self.try_undo_recovery(now) {
                         return;
                     }
@@ -840,7 +839,7 @@ impl LinuxSender {
                     return;
                 }
                 if self.try_undo_dsack(now) {
-                    self.try_keep_open();
+                    self.try_to_open(flag);
                 }
                 self.identify_packet_loss(now, flag);
                 if self.tp.ca_state != LinuxCaState::Recovery {
@@ -1058,6 +1057,10 @@ impl LinuxSender {
 
     /// `tcp_enter_recovery`.
     fn enter_recovery(&mut self, ece: bool) {
+        // Start the clock with this fast retransmission (`tcp_retrans_stamp_cleanup`).
+        if !self.any_retrans_done() {
+            self.retrans_stamp = 0;
+        }
         self.counters.fast_retransmits += 1;
         self.prior_ssthresh = 0;
         self.init_undo();
@@ -1122,7 +1125,14 @@ impl LinuxSender {
     /// `tcp_packet_delayed`: the ACK echoes a time before the first retransmission, so the
     /// original was delivered (Eifel, RFC 3522).
     fn packet_delayed(&self) -> bool {
-        self.retrans_stamp != 0 && self.tsecr_before(self.retrans_stamp)
+        if self.retrans_stamp != 0 {
+            return self.tsecr_before(self.retrans_stamp);
+        }
+        // No record of a retransmission: nothing was retransmitted (the SYN's own
+        // retransmissions are forgotten once it is acknowledged), unless a connection without
+        // SACK holds its state at high_seq, which forgets the record itself (the next ACK
+        // would otherwise undo every such recovery, which the measured kernel does not).
+        self.syn_acked() && (self.is_sack() || self.snd_una < self.high_seq)
     }
 
     /// `tcp_may_undo`: every retransmission proved unnecessary by D-SACKs, or the timestamps.
@@ -1152,16 +1162,26 @@ impl LinuxSender {
     fn try_undo_recovery(&mut self, now: SimTime) -> bool {
         if self.may_undo() {
             self.undo_cwnd_reduction(now, false);
+        } else {
+            self.rack.reo_wnd_persist = self.rack.reo_wnd_persist.saturating_sub(1);
         }
+        if self.non_sack_preventing_reopen() {
+            return true;
+        }
+        self.set_ca_state(LinuxCaState::Open);
+        false
+    }
+
+    /// `tcp_is_non_sack_preventing_reopen`: without SACK, hold the state until something above
+    /// high_seq is acknowledged (RFC 6582's guard against false fast retransmits), forgetting
+    /// the retransmission time once nothing retransmitted is out.
+    fn non_sack_preventing_reopen(&mut self) -> bool {
         if self.snd_una == self.high_seq && !self.is_sack() {
-            // Without SACK, hold the state until something above high_seq is acknowledged
-            // (RFC 6582's guard against false fast retransmits).
             if !self.any_retrans_done() {
                 self.retrans_stamp = 0;
             }
             return true;
         }
-        self.set_ca_state(LinuxCaState::Open);
         false
     }
 
@@ -1176,7 +1196,9 @@ impl LinuxSender {
     }
 
     /// `tcp_try_undo_partial`: a partial ACK for data the timestamps show was not
-    /// retransmitted: reordering, not loss.
+    /// retransmitted: reordering, not loss. Returns whether the ACK needs nothing more (a
+    /// retransmission is still out); after an undo the ACK is processed on from the state the
+    /// undo left, which may start a new recovery.
     fn try_undo_partial(&mut self, now: SimTime, prior_snd_una: u64) -> bool {
         if self.undo_marker.is_some() && self.packet_delayed() {
             self.check_sack_reordering(prior_snd_una);
@@ -1188,7 +1210,6 @@ impl LinuxSender {
             }
             self.undo_cwnd_reduction(now, true);
             self.try_keep_open();
-            return true;
         }
         false
     }
@@ -1200,10 +1221,7 @@ impl LinuxSender {
             if frto_undo {
                 self.counters.spurious_timeouts += 1;
             }
-            if self.snd_una == self.high_seq && !self.is_sack() {
-                if !self.any_retrans_done() {
-                    self.retrans_stamp = 0;
-                }
+            if self.non_sack_preventing_reopen() {
                 return true;
             }
             if frto_undo || self.is_sack() {
