@@ -118,6 +118,16 @@ struct RateScan {
     last_end: u64,
 }
 
+/// New data leaving together in one pacing slot, as the segments of one TSO packet do.
+#[derive(Debug, Clone, Copy)]
+struct Burst {
+    at: SimTime,
+    /// Segments it may still take.
+    left: u32,
+    /// Idle time of the pacer before the burst, not yet taken off its gaps.
+    credit: u64,
+}
+
 /// The connection's delivery state (`tp->delivered` and friends, net/ipv4/tcp_rate.c).
 #[derive(Debug, Clone, Copy, Default)]
 struct Delivery {
@@ -210,6 +220,9 @@ pub struct LinuxSender {
     /// `data_segs_out`: data packets sent, retransmissions included; the pacer lets the first
     /// ten out unspaced.
     data_segs_out: u64,
+    /// The burst of new data the pacer let out at one instant (`tcp_tso_autosize`'s segments
+    /// per TSO packet), while it can grow.
+    burst: Option<Burst>,
     window_probe_due: bool,
     window_probes_unanswered: u32,
     /// Earliest time the pacer lets the next packet out, and the wake-up asked for when it held
@@ -273,6 +286,7 @@ impl LinuxSender {
             pace_wake: None,
             rto_resend_due: false,
             data_segs_out: 0,
+            burst: None,
             delivery: Delivery::default(),
             max_packets_out: 0,
             cwnd_usage_seqno: ISS,
@@ -1404,13 +1418,22 @@ impl LinuxSender {
         self.params.pacing || self.cc.needs_pacing()
     }
 
+    /// `tcp_tso_segs` / `tcp_tso_autosize`: segments per burst, about a millisecond of the pacing
+    /// rate (`sk_pacing_shift` = 10), at least the module's minimum, at most a 64 KB packet.
+    fn tso_segs(&self) -> u32 {
+        let smss = self.params.smss.max(1) as u64;
+        let by_rate = (self.tp.pacing_rate >> 10) / smss;
+        let most = (65_536 / smss).max(1);
+        (by_rate.min(most) as u32).max(self.cc.min_tso_segs(self.tp.pacing_rate))
+    }
+
     /// The pacer holds the next packet until `pace_at` (when the module asks for pacing, or
     /// pacing is on).
     fn paced(&self, now: SimTime) -> bool {
         self.pacing() && self.pace_at > now
     }
 
-    fn after_send(&mut self, now: SimTime, len: u32) {
+    fn after_send(&mut self, now: SimTime, len: u32, new_data: bool) {
         if len > 0 {
             self.data_segs_out += 1;
         }
@@ -1418,11 +1441,27 @@ impl LinuxSender {
             // `tcp_update_skb_after_send` spaces by the segment's payload (the headers are the
             // clone's), at least a byte for a bare SYN or FIN, and leaves the first ten data
             // packets unspaced (as sch_fq does). Time the pacer stood idle before this packet
-            // is credit that shortens the next gap by up to half.
+            // is credit that shortens the next gap by up to half. New data leaves in bursts of
+            // `tso_segs` (one TSO packet, spaced as a whole); a retransmission on its own.
             let bytes = len.max(1) as u64;
             let mut ns = bytes * 1_000_000_000 / self.tp.pacing_rate;
-            let credit = now.0.saturating_sub(self.pace_at.0);
-            ns -= (ns / 2).min(credit);
+            let idle = now.0.saturating_sub(self.pace_at.0);
+            let credit = if !new_data {
+                self.burst = None;
+                idle
+            } else {
+                let burst = match self.burst {
+                    Some(b) if b.at == now && b.left > 0 => Burst { left: b.left - 1, ..b },
+                    _ => Burst { at: now, left: self.tso_segs().saturating_sub(1), credit: idle },
+                };
+                self.burst = Some(burst);
+                burst.credit
+            };
+            let taken = (ns / 2).min(credit);
+            ns -= taken;
+            if let Some(b) = self.burst.as_mut().filter(|_| new_data) {
+                b.credit -= taken;
+            }
             self.pace_at = self.pace_at.max(now) + SimDuration(ns);
         }
         if self.in_cwnd_reduction() {
@@ -1459,6 +1498,12 @@ impl LinuxSender {
             }
         }
         if self.paced(now) {
+            // The rest of the burst the last new packet opened leaves with it.
+            if self.burst.is_some_and(|b| b.at == now && b.left > 0) && self.rexmit != Some(Rexmit::New) {
+                if let Some(out) = self.send_new_data(now) {
+                    return Some(out);
+                }
+            }
             self.pace_wake = Some(self.pace_at);
             return None;
         }
@@ -1614,7 +1659,7 @@ impl LinuxSender {
             self.rearm_rto(now);
         }
         self.schedule_loss_probe(now, false);
-        self.after_send(now, len);
+        self.after_send(now, len, true);
         let ect = self.params.ecn && len > 0;
         let cwr = ect && std::mem::take(&mut self.cwr_pending);
         OutSegment { seq, len, syn, fin, retransmission: false, ect, cwr, first_sent: now }
@@ -1666,7 +1711,7 @@ impl LinuxSender {
         }
         self.counters.retransmissions += 1;
         self.account_sent(p.len, now);
-        self.after_send(now, p.len);
+        self.after_send(now, p.len, false);
         let syn = p.seq == ISS;
         OutSegment { seq: p.seq, len: p.len, syn, fin: p.ctl && !syn, retransmission: true, ect: false, cwr: false, first_sent: p.first_sent }
     }
@@ -1798,14 +1843,25 @@ mod tests {
         let now = SimTime(1_000_000_000);
         // The pacer was due 5 ms ago: the credit halves the 1 ms gap.
         s.pace_at = SimTime(now.0 - 5_000_000);
-        s.after_send(now, 1448);
+        s.after_send(now, 1448, false);
         assert_eq!(s.pace_at, now + SimDuration(500_000));
         // Back to back (the pacer's time is now or later): the full gap.
-        s.after_send(s.pace_at, 1448);
+        s.after_send(s.pace_at, 1448, false);
         assert_eq!(s.pace_at, now + SimDuration(1_500_000));
         // 0.2 ms of idle time takes 0.2 ms off the gap.
         let later = s.pace_at + SimDuration(200_000);
-        s.after_send(later, 1448);
+        s.after_send(later, 1448, false);
         assert_eq!(s.pace_at, later + SimDuration(800_000));
+    }
+
+    #[test]
+    fn a_burst_carries_about_a_millisecond_of_the_pacing_rate_tcp_tso_autosize() {
+        let mut s = paced_sender();
+        s.tp.pacing_rate = 1_000_000; // under a segment per millisecond: the minimum, 2
+        assert_eq!(s.tso_segs(), 2);
+        s.tp.pacing_rate = 12_500_000; // 100 Mbit/s: 12 207 bytes per 1/1024 s, 8 segments
+        assert_eq!(s.tso_segs(), 8);
+        s.tp.pacing_rate = 10_000_000_000; // at most a 64 KB packet
+        assert_eq!(s.tso_segs(), 45);
     }
 }

@@ -32,6 +32,8 @@ use super::{CaEvent, CcState, LinuxCaState, LinuxCongestion, RateSample, INFINIT
 use crate::units::SimTime;
 
 /// Bandwidth is kept in packets per microsecond, shifted left by this many bits.
+/// `bbr_min_tso_rate` (1.2 Mbit/s) in bytes per second.
+const MIN_TSO_RATE_BYTES: u64 = 1_200_000 / 8;
 const BW_SCALE: u32 = 24;
 const BW_UNIT: u64 = 1 << BW_SCALE;
 /// Gains and other fractions are kept shifted left by this many bits.
@@ -928,6 +930,15 @@ impl LinuxCongestion for Bbr {
         true
     }
 
+    /// `bbr_min_tso_segs`: bursts of two segments, or one below 1.2 Mbit/s.
+    fn min_tso_segs(&self, pacing_rate: u64) -> u32 {
+        if pacing_rate < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        }
+    }
+
     fn controls_cwnd(&self) -> bool {
         true
     }
@@ -1663,5 +1674,12 @@ mod tests {
             assert!(p.tp.cwnd <= 20);
             p.tp.now >= SimTime(2 * NS_PER_SEC)
         });
+    }
+
+    #[test]
+    fn bbr_bursts_two_segments_except_below_1_2_mbit_per_s_bbr_min_tso_segs() {
+        let b = Bbr::new(1);
+        assert_eq!(b.min_tso_segs(149_999), 1);
+        assert_eq!(b.min_tso_segs(150_000), 2);
     }
 }

@@ -242,6 +242,11 @@ pub trait LinuxCongestion {
     fn needs_pacing(&self) -> bool {
         false
     }
+    /// The fewest segments the sender puts in one burst (`min_tso_segs`, else the
+    /// `tcp_min_tso_segs` sysctl's 2), at `pacing_rate` bytes per second.
+    fn min_tso_segs(&self, _pacing_rate: u64) -> u32 {
+        2
+    }
     /// The module implements `cong_control` and owns cwnd: the sender runs no PRR and does
     /// not settle cwnd at ssthresh when a reduction ends.
     fn controls_cwnd(&self) -> bool {
@@ -304,6 +309,9 @@ impl LinuxCongestion for AnyLinuxCc {
     }
     fn needs_pacing(&self) -> bool {
         each!(self, c => c.needs_pacing())
+    }
+    fn min_tso_segs(&self, pacing_rate: u64) -> u32 {
+        each!(self, c => c.min_tso_segs(pacing_rate))
     }
     fn controls_cwnd(&self) -> bool {
         each!(self, c => c.controls_cwnd())
