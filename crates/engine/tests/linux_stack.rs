@@ -16,6 +16,18 @@ fn linux(variant: &str, bytes: &str, tcp: &str) -> tcpenergy_engine::config::Sce
     scenario(variant, bytes, "", &format!("[tcp]\nstack = \"linux-6\"\n{tcp}"))
 }
 
+/// `s` over the pair, `drop` deciding the losses, until both sides have closed.
+fn transfer(s: &tcpenergy_engine::config::Scenario, drop: impl FnMut(usize, &Segment, &[common::Sent]) -> bool + 'static) -> Pair {
+    let mut p = Pair::new(s, ONE_WAY, drop);
+    p.run_until_closed(LIMIT);
+    p
+}
+
+/// Bytes the receiving application got.
+fn delivered(p: &Pair) -> u64 {
+    p.eps[1].receiver.as_ref().unwrap().delivered
+}
+
 /// Drop the first `times` transmissions of data segment `index` (0-based).
 fn drop_tx_of(smss: u32, index: u64, times: usize) -> impl FnMut(usize, &Segment, &[common::Sent]) -> bool {
     move |from, seg, log| {
@@ -31,12 +43,11 @@ fn rack_finds_a_lost_retransmission_without_a_timeout_rfc8985_s6_2() {
     // has no way to see it and waits for the retransmission timer.
     let s = linux("sack", "300000", "");
     let smss = s.smss().unwrap();
-    let mut p = Pair::new(&s, ONE_WAY, drop_tx_of(smss, 30, 2));
-    p.run_until_closed(LIMIT);
+    let p = transfer(&s, drop_tx_of(smss, 30, 2));
     let c = p.eps[0].sender.counters();
     assert_eq!(p.sends_of(0, 1 + 30 * smss as u64).len(), 3);
     assert_eq!((c.timeouts, c.lost_retransmits), (0, 1));
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 300_000);
+    assert_eq!(delivered(&p), 300_000);
 }
 
 #[test]
@@ -98,7 +109,7 @@ fn prr_sends_one_segment_per_two_delivered_while_more_than_ssthresh_is_in_flight
     assert!((0.4..=0.6).contains(&ratio), "{sent} new segments for {acks} ACKs in recovery");
     assert!(ssthresh >= 30, "a window of {ssthresh} packets after the reduction");
     assert_eq!(p.eps[0].sender.counters().timeouts, 0);
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 400_000);
+    assert_eq!(delivered(&p), 400_000);
 }
 
 #[test]
@@ -180,7 +191,7 @@ fn bbr_paces_its_segments_at_the_pacing_rate_tcp_bbr() {
     let sender = p.eps[0].sender.as_linux().unwrap();
     let rate = sender.pacing_rate();
     assert!(rate > 0);
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 2_000_000);
+    assert_eq!(delivered(&p), 2_000_000);
     // The path's sender takes 1 ms per segment: BBR's estimate settles near 1448 B/ms, and it
     // paces rather than bursting, so no two data segments share a departure time.
     assert!((1_000_000..=3_500_000).contains(&rate), "pacing rate {rate} B/s");
@@ -210,7 +221,7 @@ fn f_rto_finds_a_timeout_caused_by_a_delay_spike_spurious_rfc5682_s3_1() {
     let c = p.eps[0].sender.counters();
     assert!(c.timeouts >= 1, "the spike outlasts the RTO");
     assert_eq!(c.spurious_timeouts, 1, "F-RTO undoes it");
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 600_000);
+    assert_eq!(delivered(&p), 600_000);
 }
 
 /// The most data segments endpoint 0 emitted in one event, once its first RTT sample is in.
@@ -268,11 +279,10 @@ fn an_ack_with_nothing_outstanding_is_no_duplicate_ack_tcp_ack_no_queue() {
     // would set it to zero, and the first later duplicate would trigger a fast retransmit).
     let s = linux("reno", "300000", "sack = false");
     let smss = s.smss().unwrap();
-    let mut p = Pair::new(&s, ONE_WAY, drop_tx_of(smss, 40, 1));
-    p.run_until_closed(LIMIT);
+    let p = transfer(&s, drop_tx_of(smss, 40, 1));
     assert_eq!(p.eps[1].sender.counters().dupacks_received, 0);
     assert!(p.eps[0].sender.counters().dupacks_received >= 3, "the data sender did see duplicates");
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 300_000);
+    assert_eq!(delivered(&p), 300_000);
 }
 
 #[test]
@@ -283,11 +293,10 @@ fn without_sack_a_recovery_held_at_high_seq_is_not_undone_by_the_next_ack_tcp_pa
     // next ACK must not read that as "nothing was retransmitted" and undo the reduction.
     let s = linux("reno", "400000", "sack = false\nreceive_autotune = false\nreceive_buffer = 32768");
     let smss = s.smss().unwrap();
-    let mut p = Pair::new(&s, ONE_WAY, drop_tx_of(smss, 60, 1));
-    p.run_until_closed(LIMIT);
+    let p = transfer(&s, drop_tx_of(smss, 60, 1));
     let c = p.eps[0].sender.counters();
     assert_eq!((c.fast_retransmits, c.timeouts), (1, 0));
     assert_eq!(c.undos, 0, "a real loss is not undone");
     assert!(p.eps[0].sender.as_linux().unwrap().ssthresh_packets() < 1000, "the reduction stands");
-    assert_eq!(p.eps[1].receiver.as_ref().unwrap().delivered, 400_000);
+    assert_eq!(delivered(&p), 400_000);
 }
