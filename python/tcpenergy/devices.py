@@ -62,11 +62,21 @@ def _display_rank(key: str) -> tuple:
     return rank, section, key.count("."), key
 
 
+def _index_lists(value: Any) -> Any:
+    """Lists of tables (an RRC machine's tail states) as tables keyed by position, so each of
+    their figures is listed as ``radio.rrc.tail.0.duration``."""
+    if isinstance(value, Mapping):
+        return {key: _index_lists(v) for key, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        return {str(i): _index_lists(v) for i, v in enumerate(value)}
+    return value
+
+
 def figures(profile: Mapping[str, Any]) -> List[Figure]:
     """Every figure of a profile: platform, then radio, then CPU."""
     estimated = list(profile.get("estimated") or [])
     sources = dict(profile.get("sources") or {})
-    body = {key: value for key, value in profile.items() if key not in _META_KEYS}
+    body = _index_lists({key: value for key, value in profile.items() if key not in _META_KEYS})
     return [
         Figure(
             key=key,

@@ -147,7 +147,36 @@ pub fn check(s: &Scenario) -> Result<(), EngineError> {
         }
     }
     // The same rule in a network, asked of each medium: each port is fed by its sending node's radio.
-    crate::net::medium::specs(net).try_for_each(|m| m.check_radio_rates(net))
+    crate::net::medium::specs(net).try_for_each(|m| m.check_radio_rates(net))?;
+    check_cellular_radios(net)
+}
+
+/// A radio with an RRC machine (a cellular radio) talks to its base station over one link: its
+/// machine gates that link (docs/models/cellular.md). It cannot join an 802.11 channel, and a
+/// second link would run a second machine for the same radio.
+fn check_cellular_radios(net: &crate::config::network::NetworkConfig) -> Result<(), EngineError> {
+    for (n, node) in net.nodes.iter().enumerate() {
+        if node.profile.profile.radio.rrc.is_none() {
+            continue;
+        }
+        let what = format!("node {:?}'s radio has an RRC machine (radio.rrc of its profile)", node.name);
+        for (k, c) in net.channels.iter().enumerate() {
+            if let Some(s) = c.members.iter().position(|m| m.index() == n) {
+                return Err(EngineError::config(
+                    format!("channels.{k}.nodes.{s}"),
+                    format!("{what}, a cellular radio: it reaches its base station over a [[links]] entry, not an 802.11 channel"),
+                ));
+            }
+        }
+        let links: Vec<usize> = net.links.iter().enumerate().filter(|(_, l)| l.ends.iter().any(|e| e.index() == n)).map(|(k, _)| k).collect();
+        if let [first, second, ..] = links[..] {
+            return Err(EngineError::config(
+                format!("links.{second}.between"),
+                format!("{what}, which gates the one link to its base station (links.{first}); give the node a single link"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// IPv4 and UDP headers of a datagram.

@@ -112,6 +112,14 @@ pub fn check(base: &Scenario, variant: &Scenario, index: usize) -> Result<Profil
         None => ["energy.sender", "energy.receiver"][n].to_string(),
     };
     for n in 0..b.nodes.len() {
+        if rrc_timers(&b.nodes[n].radio) != rrc_timers(&v.nodes[n].radio) {
+            return Err(EngineError::config(
+                at(&format!("{}.radio.rrc", slot(n))),
+                "differs from the scenario's in its timers: an RRC machine's promotion, tail, DRX and paging timers decide when \
+                 the link carries each frame, which the run did once; every profile of one run keeps each node's timers \
+                 (its powers may differ)",
+            ));
+        }
         if b.nodes[n].radio.phy != v.nodes[n].radio.phy {
             return Err(EngineError::config(
                 at(&format!("{}.radio.phy", slot(n))),
@@ -136,6 +144,16 @@ pub fn check(base: &Scenario, variant: &Scenario, index: usize) -> Result<Profil
         }
     }
     Ok(v)
+}
+
+/// The timers of a radio's RRC machine, which gate its link (`net::medium::rrc`): the promotion,
+/// each tail state's duration and DRX window, and the paging window.
+type RrcTimers = (u64, Vec<(u64, Option<(u64, u64)>)>, (u64, u64));
+
+fn rrc_timers(radio: &crate::energy::profile::Radio) -> Option<RrcTimers> {
+    let rrc = radio.rrc.as_ref()?;
+    let tail = rrc.tail.iter().map(|st| (st.duration.0, st.drx.map(|d| (d.cycle.0, d.on.0)))).collect();
+    Some((radio.wake_time.0, tail, (rrc.paging.cycle.0, rrc.paging.on.0)))
 }
 
 fn policy_name(p: RadioPolicy) -> String {

@@ -28,6 +28,9 @@ impl SimTime {
 
 impl SimDuration {
     pub const ZERO: SimDuration = SimDuration(0);
+    pub fn is_zero(&self) -> bool {
+        self.0 == 0
+    }
     pub fn from_millis(ms: u64) -> Self {
         SimDuration(ms * 1_000_000)
     }

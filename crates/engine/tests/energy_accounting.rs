@@ -17,7 +17,7 @@ fn an_idle_node_draws_base_plus_radio_idle_power() {
     let p = toshiba();
     let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
     let w = SimTime(10_000_000_000);
-    let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);
+    let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, &p.radio);
     let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
     assert!((e.total_j - 180.0).abs() < 1e-9, "{}", e.total_j);
     assert!((e.idle_j - e.total_j).abs() < 1e-9);
@@ -33,7 +33,7 @@ fn an_idle_node_s_idealized_energy_is_zero_never_negative_by_rounding() {
     for k in 1..200u64 {
         let w = SimTime(k * 7_919_000 + 100_000_000);
         let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
-        let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::IdleTimeout, SimDuration::from_millis(100), p.radio.wake_time);
+        let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::IdleTimeout, SimDuration::from_millis(100), &p.radio);
         let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
         assert!(e.idealized_j >= 0.0 && e.per_bit_idealized_uj >= 0.0, "window {w}: E_I = {} J", e.idealized_j);
         assert!(e.idealized_j <= 1e-12 * e.total_j && (e.idle_j - e.total_j).abs() <= 1e-12 * e.total_j);
@@ -48,7 +48,7 @@ fn transmit_and_receive_time_cost_their_state_power() {
     log.transmit(SimTime(1_000_000_000), SimTime(2_000_000_000));
     log.receive(SimTime(3_000_000_000), SimTime(3_500_000_000));
     let w = SimTime(4_000_000_000);
-    let tl = radio_timeline(log, w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);
+    let tl = radio_timeline(log, w, RadioPolicy::AlwaysOn, SimDuration::ZERO, &p.radio);
     let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
     let b = e.breakdown_j;
     assert!((b.radio_tx - p.radio.tx_power_w).abs() < 1e-12);
@@ -69,7 +69,7 @@ fn cpu_busy_time_is_not_system_idle_and_costs_active_power() {
     let cycles = 1000.0 * (p.cpu.cycles.get("segment_received").unwrap() + 1460.0 * p.cpu.cycles.get("per_byte").unwrap());
     let busy_s = cycles / p.cpu.frequency_hz;
     let w = SimTime(10_000_000_000);
-    let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, SimDuration::ZERO);
+    let tl = radio_timeline(RadioLog::default(), w, RadioPolicy::AlwaysOn, SimDuration::ZERO, &p.radio);
     let e = node_energy(&p, &tl, &mut cpu, w, 1, FrameCounts::default());
     assert!((e.cpu_busy_s - busy_s).abs() < 1e-6);
     assert!((e.breakdown_j.cpu - p.cpu.active_power_w * busy_s).abs() < 1e-6);

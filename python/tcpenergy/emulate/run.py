@@ -329,6 +329,10 @@ def emulate(scenario: api.ScenarioLike, seed: Optional[int] = None, overrides: S
             except subprocess.TimeoutExpired:
                 proc.kill()
                 ran[node] = {"exit": None, "error": "did not finish in time"}
+        # The meter goes on after the transfers (a cellular radio's tail): so must the network.
+        linger = _seconds(normalized.get("energy", {}).get("after_completion", "0s"))
+        if linger > 0:
+            time.sleep(min(linger, max(0.0, deadline - time.monotonic())))
         os.write(write_end, b"x")
         runner.join()
         if "error" in outcome:

@@ -110,6 +110,8 @@ struct NetworkEnergyDoc {
     radio_policy: RadioPolicy,
     #[serde(with = "serde_units::duration")]
     timeout: SimDuration,
+    #[serde(with = "serde_units::duration", skip_serializing_if = "SimDuration::is_zero")]
+    after_completion: SimDuration,
 }
 
 #[derive(Serialize)]
@@ -137,7 +139,7 @@ impl Serialize for Scenario {
                 seed: self.seed,
                 stop_after: self.stop_after,
                 tcp: &self.tcp,
-                energy: NetworkEnergyDoc { radio_policy: self.energy.radio_policy, timeout: self.energy.timeout },
+                energy: NetworkEnergyDoc { radio_policy: self.energy.radio_policy, timeout: self.energy.timeout, after_completion: self.energy.after_completion },
                 nodes: n.nodes.iter().map(|x| (x.name.as_str(), NodeDoc { profile: &x.profile, battery: x.battery.as_ref() })).collect(),
                 links: &n.links,
                 channels: &n.channels,
@@ -510,6 +512,10 @@ pub struct EnergyConfig {
     /// Idle time after which the radio sleeps under `idle_timeout`.
     #[serde(with = "serde_units::duration")]
     pub timeout: SimDuration,
+    /// How long the meter keeps running after the last flow completes (the run goes on until
+    /// then): a cellular radio's tail comes after the transfer (docs/models/cellular.md).
+    #[serde(with = "serde_units::duration", skip_serializing_if = "SimDuration::is_zero")]
+    pub after_completion: SimDuration,
 }
 
 /// A device profile given by built-in name or inline; nodes that name the same profile share it.
@@ -642,6 +648,8 @@ struct RawEnergy {
     radio_policy: RadioPolicy,
     #[serde(with = "serde_units::duration")]
     timeout: SimDuration,
+    #[serde(with = "serde_units::duration")]
+    after_completion: SimDuration,
 }
 
 /// Largest bulk transfer accepted (sequence arithmetic stays far from overflow).
@@ -657,6 +665,7 @@ impl Default for RawEnergy {
             default_profile: None,
             radio_policy: RadioPolicy::AlwaysOn,
             timeout: SimDuration::from_millis(100),
+            after_completion: SimDuration::ZERO,
         }
     }
 }
@@ -764,6 +773,7 @@ impl Scenario {
             receiver: profile_of("receiver", &raw.energy.receiver)?,
             radio_policy: raw.energy.radio_policy,
             timeout: raw.energy.timeout,
+            after_completion: raw.energy.after_completion,
         };
         let topology = if network_form {
             let tcp_doc = doc.get("tcp").cloned().unwrap_or(Value::Object(Default::default()));

@@ -572,7 +572,9 @@ impl<'a> EmuWorld<'a> {
             Transport::Udp => w.last_datagram_at,
         };
         let finished: Option<Vec<SimTime>> = net.flows.iter().zip(&self.flows).map(|(cfg, w)| done_at(w, cfg.transport)).collect();
-        let end = finished.and_then(|t| t.into_iter().max()).map_or(run_end, |t| t.min(run_end));
+        // Metering on after completion (`energy.after_completion`), as far as the run went.
+        let linger = s.energy.after_completion;
+        let end = finished.and_then(|t| t.into_iter().max()).map_or(run_end, |t| (t + linger).min(run_end));
         let w_s = end.as_secs_f64();
         let (tmax_of, bottleneck_of) = flow_capacities(net, &self.routes);
         let weights = &net.metrics.weights;

@@ -10,7 +10,8 @@
 
 use super::battery::Battery;
 use super::cpu::{Charge, CpuMeter};
-use super::profile::DeviceProfile;
+use super::profile::{DeviceProfile, Radio};
+use super::rrc::RrcTiming;
 use crate::config::RadioPolicy;
 use crate::units::{SimDuration, SimTime};
 use serde::Serialize;
@@ -248,8 +249,10 @@ pub struct NodeEnergy {
     pub radio_rx_bytes: u64,
 }
 
-/// The radio's state over `[0, W)` as contiguous segments `(start, end, state)`.
-pub type RadioTimeline = Vec<(u64, u64, RadioState)>;
+/// The radio's state over `[0, W)` as contiguous segments `(start, end, state, radio power in W)`.
+/// The power is the state's profile figure, except under an RRC machine, whose tail states and
+/// listening windows each draw their own (docs/models/cellular.md).
+pub type RadioTimeline = Vec<(u64, u64, RadioState, f64)>;
 
 /// Sort intervals by start unless they already are (transmission and arrival order usually keep
 /// them sorted; reordering breaks it). Any order among equal starts gives the same union.
@@ -309,37 +312,71 @@ struct GapPolicy<'a> {
     policy: RadioPolicy,
     timeout: u64,
     wake: u64,
+    /// Radio power in each state, indexed by `RadioState as usize`.
+    power: [f64; 5],
+    /// A cellular radio's RRC machine, which fills every gap whatever the policy.
+    rrc: Option<RrcTiming>,
     /// Under `psm`: the doze intervals in time order, and the first that may still matter.
     doze: &'a [(u64, u64)],
     next_doze: usize,
 }
 
 impl<'a> GapPolicy<'a> {
-    fn new(policy: RadioPolicy, timeout: SimDuration, wake: SimDuration, doze: &'a [(u64, u64)]) -> Self {
-        Self { policy, timeout: timeout.0, wake: wake.0, doze, next_doze: 0 }
+    fn new(policy: RadioPolicy, timeout: SimDuration, radio: &Radio, doze: &'a [(u64, u64)]) -> Self {
+        let rrc = radio.rrc.as_ref().map(|r| r.timing(radio.wake_time));
+        Self { policy, timeout: timeout.0, wake: radio.wake_time.0, power: state_powers(radio), rrc, doze, next_doze: 0 }
+    }
+
+    /// Emit `[s, e)` in state `st` at the state's power.
+    #[inline(always)]
+    fn state(&self, s: u64, e: u64, st: RadioState, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
+        emit(s, e, st, self.power[st as usize]);
+    }
+
+    /// Under an RRC machine: the tail after activity ending at `a` (none before the first
+    /// activity: the radio starts in RRC_IDLE), then RRC_IDLE, then the promotion that ends when
+    /// the next activity begins at `b`. A link never starts a frame for an idle radio sooner than
+    /// a promotion after it went idle (`net::medium::rrc`), so the promotion fits; if it does
+    /// not, it is cut to the time there is.
+    fn fill_rrc(&self, rrc: &RrcTiming, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
+        let after_activity = a > 0;
+        let idle_from = if after_activity {
+            rrc.lay_tail(a, b, self.power[RadioState::Idle as usize], &mut |s, e, p| emit(s, e, RadioState::Idle, p));
+            (a + rrc.tail).min(b)
+        } else {
+            a
+        };
+        let idle_to = if followed_by_activity { b.saturating_sub(rrc.promotion).max(idle_from) } else { b };
+        rrc.lay_idle(idle_from, idle_to, self.power[RadioState::Sleep as usize], &mut |s, e, p| emit(s, e, RadioState::Sleep, p));
+        if idle_to < b {
+            self.state(idle_to, b, RadioState::Waking, emit);
+        }
     }
 
     /// The states of the gap `[a, b)`; `followed_by_activity` when the radio must be awake at `b`.
     /// Gaps come in time order.
     #[inline(always)]
-    fn fill(&mut self, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState)) {
+    fn fill(&mut self, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
         if a >= b {
             return;
         }
+        if let Some(rrc) = &self.rrc {
+            return self.fill_rrc(rrc, a, b, followed_by_activity, emit);
+        }
         match self.policy {
             RadioPolicy::Psm => self.fill_psm(a, b, emit),
-            RadioPolicy::AlwaysOn => emit(a, b, RadioState::Idle),
-            RadioPolicy::Ideal => emit(a, b, RadioState::Sleep),
+            RadioPolicy::AlwaysOn => self.state(a, b, RadioState::Idle, emit),
+            RadioPolicy::Ideal => self.state(a, b, RadioState::Sleep, emit),
             RadioPolicy::IdleTimeout => {
                 let wake_need = if followed_by_activity { self.wake } else { 0 };
                 if b - a > self.timeout + wake_need {
-                    emit(a, a + self.timeout, RadioState::Idle);
-                    emit(a + self.timeout, b - wake_need, RadioState::Sleep);
+                    self.state(a, a + self.timeout, RadioState::Idle, emit);
+                    self.state(a + self.timeout, b - wake_need, RadioState::Sleep, emit);
                     if wake_need > 0 {
-                        emit(b - wake_need, b, RadioState::Waking);
+                        self.state(b - wake_need, b, RadioState::Waking, emit);
                     }
                 } else {
-                    emit(a, b, RadioState::Idle);
+                    self.state(a, b, RadioState::Idle, emit);
                 }
             }
         }
@@ -347,7 +384,7 @@ impl<'a> GapPolicy<'a> {
 
     /// Under `psm`: asleep while dozing, waking during the last `wake` of each doze that ends
     /// (the card wakes ahead of the beacon or frame it woke for), idle otherwise.
-    fn fill_psm(&mut self, a: u64, b: u64, emit: &mut impl FnMut(u64, u64, RadioState)) {
+    fn fill_psm(&mut self, a: u64, b: u64, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
         let mut t = a;
         while t < b {
             while self.doze.get(self.next_doze).is_some_and(|d| d.1 <= t) {
@@ -356,33 +393,37 @@ impl<'a> GapPolicy<'a> {
             match self.doze.get(self.next_doze) {
                 Some(&(ds, de)) if ds < b => {
                     if ds > t {
-                        emit(t, ds, RadioState::Idle);
+                        self.state(t, ds, RadioState::Idle, emit);
                         t = ds;
                     }
                     if de <= b {
                         let waking_from = de.saturating_sub(self.wake).max(t);
                         if waking_from > t {
-                            emit(t, waking_from, RadioState::Sleep);
+                            self.state(t, waking_from, RadioState::Sleep, emit);
                         }
                         if de > waking_from {
-                            emit(waking_from, de, RadioState::Waking);
+                            self.state(waking_from, de, RadioState::Waking, emit);
                         }
                         t = de;
                     } else {
-                        emit(t, b, RadioState::Sleep);
+                        self.state(t, b, RadioState::Sleep, emit);
                         t = b;
                     }
                 }
                 _ => {
-                    emit(t, b, RadioState::Idle);
+                    self.state(t, b, RadioState::Idle, emit);
                     t = b;
                 }
             }
         }
     }
 
-    /// Most segments one gap can become (under `psm`, besides three per doze interval).
+    /// Most segments one gap can become (under `psm`, besides three per doze interval; under an
+    /// RRC machine, besides its listening windows).
     fn max_segments(&self) -> usize {
+        if let Some(rrc) = &self.rrc {
+            return rrc.stages() + 3;
+        }
         match self.policy {
             RadioPolicy::AlwaysOn | RadioPolicy::Ideal | RadioPolicy::Psm => 1,
             RadioPolicy::IdleTimeout => 3,
@@ -393,7 +434,7 @@ impl<'a> GapPolicy<'a> {
 /// Lay the tx and rx activity out in time with tx taking precedence, fill the gaps per `gaps`, and
 /// hand each segment of `[0, w)` to `emit` in time order. One sweep over both interval lists, so no
 /// intermediate lists are built.
-fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: impl FnMut(u64, u64, RadioState)) {
+fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: impl FnMut(u64, u64, RadioState, f64)) {
     sort_by_start(&mut log.tx);
     sort_by_start(&mut log.rx);
     let tx = Union::new(&log.tx, w);
@@ -409,12 +450,12 @@ fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: imp
             }
             let end = re.min(ts);
             gaps.fill(t, rs, true, &mut emit);
-            emit(rs, end, RadioState::Rx);
+            gaps.state(rs, end, RadioState::Rx, &mut emit);
             t = end;
             next_rx = if end < re { Some((end, re)) } else { rx.next() };
         }
         gaps.fill(t, ts, true, &mut emit);
-        emit(ts, te, RadioState::Tx);
+        gaps.state(ts, te, RadioState::Tx, &mut emit);
         t = te;
         // Receive time under this transmission does not count as rx.
         while let Some((rs, re)) = next_rx {
@@ -427,7 +468,7 @@ fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: imp
     }
     while let Some((rs, re)) = next_rx {
         gaps.fill(t, rs, true, &mut emit);
-        emit(rs, re, RadioState::Rx);
+        gaps.state(rs, re, RadioState::Rx, &mut emit);
         t = re;
         next_rx = rx.next();
     }
@@ -436,15 +477,65 @@ fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: imp
 
 /// Lay the tx and rx activity out in time with tx taking precedence, then fill the gaps according
 /// to the power-management policy.
-pub fn radio_timeline(mut log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> RadioTimeline {
+pub fn radio_timeline(mut log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, radio: &Radio) -> RadioTimeline {
     let doze = std::mem::take(&mut log.doze);
-    let gaps = GapPolicy::new(policy, timeout, wake, &doze);
+    let gaps = GapPolicy::new(policy, timeout, radio, &doze);
     // Each activity interval is about one busy segment plus the gap after it: sized so the list
     // rarely grows (pages never written are never touched).
     let busy = log.tx.len() + log.rx.len();
     let mut out: RadioTimeline = Vec::with_capacity(busy * (1 + gaps.max_segments()) + gaps.max_segments() + 3 * doze.len());
-    sweep_timeline(&mut log, w.0, gaps, |s, e, st| out.push((s, e, st)));
+    sweep_timeline(&mut log, w.0, gaps, |s, e, st, p| out.push((s, e, st, p)));
     out
+}
+
+/// The frames whose per-bit energy a battery has still to be charged, in start order: each is
+/// drawn during the timeline segment in which it starts (segments tile the window, so once).
+struct FramesToDrain {
+    tx: Vec<(u64, u32)>,
+    rx: Vec<(u64, u32)>,
+    next: (usize, usize),
+}
+
+impl FramesToDrain {
+    fn new(log: &RadioLog) -> Self {
+        let sorted = |f: &FrameLog| {
+            let mut v = f.frames.clone();
+            v.sort_unstable_by_key(|f| f.0);
+            v
+        };
+        Self { tx: sorted(&log.tx_frames), rx: sorted(&log.rx_frames), next: (0, 0) }
+    }
+
+    /// Energy (J) of the frames starting before `e` not drawn yet, at `per_bit_j` (sent, received).
+    fn energy_before(&mut self, e: u64, per_bit_j: (f64, f64)) -> f64 {
+        let take = |v: &[(u64, u32)], k: &mut usize| {
+            let mut bytes = 0u64;
+            while *k < v.len() && v[*k].0 < e {
+                bytes += v[*k].1 as u64;
+                *k += 1;
+            }
+            bytes as f64 * 8.0
+        };
+        let (mut i, mut j) = self.next;
+        let j_total = per_bit_j.0 * take(&self.tx, &mut i) + per_bit_j.1 * take(&self.rx, &mut j);
+        self.next = (i, j);
+        j_total
+    }
+}
+
+/// A radio's power in each state, indexed by `RadioState as usize`.
+fn state_powers(r: &Radio) -> [f64; 5] {
+    let mut power = [0.0; 5];
+    for (st, p) in [
+        (RadioState::Tx, r.tx_power_w),
+        (RadioState::Rx, r.rx_power_w),
+        (RadioState::Idle, r.idle_power_w),
+        (RadioState::Sleep, r.sleep_power_w),
+        (RadioState::Waking, r.wake_power_w),
+    ] {
+        power[st as usize] = p;
+    }
+    power
 }
 
 fn secs(ns: u64) -> f64 {
@@ -453,8 +544,13 @@ fn secs(ns: u64) -> f64 {
 
 /// Power integrated over the radio's timeline, fed one segment at a time in time order.
 struct PowerIntegral<'a> {
-    /// Radio power in each state, indexed by `RadioState as usize` (so no branch on the state).
+    /// Radio power in each state, indexed by `RadioState as usize`.
     state_power_w: [f64; 5],
+    /// A cellular radio's energy per bit sent and received beyond its connected power (J).
+    per_bit_j: (f64, f64),
+    /// With a battery and a per-bit cost: the (start, IP bytes) of every frame sent and
+    /// received, sorted by start, and how many the battery has been charged for.
+    frames_to_drain: Option<FramesToDrain>,
     base_w: f64,
     /// CPU busy intervals that begin before `w` (in time order); ends are clipped to `w` on use.
     cpu_busy: &'a [(SimTime, SimTime)],
@@ -478,20 +574,13 @@ struct PowerIntegral<'a> {
 
 impl<'a> PowerIntegral<'a> {
     fn new(profile: &DeviceProfile, cpu_busy: &'a [(SimTime, SimTime)], w: u64) -> Self {
-        let r = &profile.radio;
-        let mut state_power_w = [0.0; 5];
-        for (st, p) in [
-            (RadioState::Tx, r.tx_power_w),
-            (RadioState::Rx, r.rx_power_w),
-            (RadioState::Idle, r.idle_power_w),
-            (RadioState::Sleep, r.sleep_power_w),
-            (RadioState::Waking, r.wake_power_w),
-        ] {
-            state_power_w[st as usize] = p;
-        }
+        let state_power_w = state_powers(&profile.radio);
+        let per_bit_j = profile.radio.rrc.as_ref().map_or((0.0, 0.0), |r| (r.uplink_j_per_mbit * 1e-6, r.downlink_j_per_mbit * 1e-6));
         let before_w = cpu_busy.partition_point(|iv| iv.0 .0 < w);
         Self {
             state_power_w,
+            per_bit_j,
+            frames_to_drain: None,
             base_w: profile.platform.base_power_w,
             cpu_busy: &cpu_busy[..before_w],
             w,
@@ -560,16 +649,17 @@ impl<'a> PowerIntegral<'a> {
         self.cpu_busy[k].1 .0.min(self.w)
     }
 
+    /// The radio was in state `st`, drawing `p` W, during `[s, e)`.
     #[inline(always)]
-    fn add(&mut self, s: u64, e: u64, st: RadioState) {
+    fn add(&mut self, s: u64, e: u64, st: RadioState, p: f64) {
         let len = e - s;
         let i = st as usize;
-        let p = self.state_power_w[i];
         self.state_j[i] += p * secs(len);
         self.state_ns[i] += len;
         self.state_segments[i] += 1;
         if self.battery.is_some() && len > 0 {
-            self.drain(s, e, p);
+            let moved_j = self.frames_to_drain.as_mut().map_or(0.0, |f| f.energy_before(e, self.per_bit_j));
+            self.drain(s, e, p + moved_j / secs(len));
         }
         if matches!(st, RadioState::Tx | RadioState::Rx) {
             if self.keep_segments {
@@ -609,6 +699,9 @@ impl<'a> PowerIntegral<'a> {
             b.retries = p_tx * secs(a.retry_tx) + p_rx * secs(a.retry_rx);
             overhear_ns = a.overhear;
         }
+        // A cellular radio's cost per bit moved (Huang et al. 2012's α terms).
+        b.radio_tx += self.per_bit_j.0 * frames.tx_bytes as f64 * 8.0;
+        b.radio_rx += self.per_bit_j.1 * frames.rx_bytes as f64 * 8.0;
         let total = b.total();
         // E_I cannot be negative; E and E_idle are sums in different orders, so for a node that
         // only idled the difference can come out an ulp below zero.
@@ -652,15 +745,15 @@ pub fn node_energy(
     let cpu_w = cpu.active_power_w();
     let card_s = cpu.card_s(w);
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
-    for &(s, e, st) in timeline {
-        power.add(s, e, st);
+    for &(s, e, st, p) in timeline {
+        power.add(s, e, st, p);
     }
     NodeEnergy { cpu_card_s: card_s, ..power.finish(cpu_w, delivered_bytes, frames, None) }
 }
 
 /// One node's energy over `[0, w)` straight from its radio log, for callers that do not need the
 /// timeline: the same figures as `node_energy` over `radio_timeline(log, w, policy, timeout,
-/// profile.radio.wake_time)` with `log.frames_before(w)`, integrated as the timeline is laid out.
+/// &profile.radio)` with `log.frames_before(w)`, integrated as the timeline is laid out.
 pub fn node_energy_from_log(
     profile: &DeviceProfile,
     log: RadioLog,
@@ -688,15 +781,18 @@ pub fn node_energy_and_battery(
 ) -> NodeEnergy {
     let frames = log.frames_before(w);
     let doze = std::mem::take(&mut log.doze);
-    let gaps = GapPolicy::new(policy, timeout, profile.radio.wake_time, &doze);
+    let gaps = GapPolicy::new(policy, timeout, &profile.radio, &doze);
     let cpu_w = cpu.active_power_w();
     let card_s = cpu.card_s(w);
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
     power.cpu_w = cpu_w;
+    if battery.is_some() && profile.radio.rrc.is_some() {
+        power.frames_to_drain = Some(FramesToDrain::new(&log));
+    }
     power.battery = battery;
     let marked = log.marks.iter().any(|m| !m.is_empty());
     power.keep_segments = marked;
-    sweep_timeline(&mut log, w.0, gaps, |s, e, st| power.add(s, e, st));
+    sweep_timeline(&mut log, w.0, gaps, |s, e, st, p| power.add(s, e, st, p));
     NodeEnergy { cpu_card_s: card_s, ..power.finish(cpu_w, delivered_bytes, frames, marked.then_some(&mut log.marks)) }
 }
 
@@ -796,15 +892,22 @@ fn subtract(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
     out
 }
 
-/// Instantaneous power at time `t` from the timeline (base + radio; CPU added by the caller).
-pub fn radio_state_at(timeline: &RadioTimeline, t: u64) -> Option<RadioState> {
+/// The radio state at time `t` and its power, from the timeline.
+pub fn radio_state_at(timeline: &RadioTimeline, t: u64) -> Option<(RadioState, f64)> {
     let i = timeline.partition_point(|seg| seg.1 <= t);
-    timeline.get(i).filter(|seg| seg.0 <= t).map(|seg| seg.2)
+    timeline.get(i).filter(|seg| seg.0 <= t).map(|seg| (seg.2, seg.3))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The states laid out under `policy` for a radio that takes `wake` to wake.
+    fn timeline(log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, wake: SimDuration) -> Vec<(u64, u64, RadioState)> {
+        let mut radio = crate::energy::profile::builtin("singh2002-toshiba-wavelan").unwrap().unwrap().radio;
+        radio.wake_time = wake;
+        radio_timeline(log, w, policy, timeout, &radio).into_iter().map(|seg| (seg.0, seg.1, seg.2)).collect()
+    }
 
     #[test]
     fn tx_takes_precedence_over_overlapping_rx() {
@@ -812,7 +915,7 @@ mod tests {
         log.transmit(SimTime(10), SimTime(20));
         log.receive(SimTime(15), SimTime(30));
         log.receive(SimTime(0), SimTime(12));
-        let tl = radio_timeline(log, SimTime(40), RadioPolicy::AlwaysOn, SimDuration(0), SimDuration(0));
+        let tl = timeline(log, SimTime(40), RadioPolicy::AlwaysOn, SimDuration(0), SimDuration(0));
         assert_eq!(
             tl,
             vec![
@@ -829,7 +932,7 @@ mod tests {
         let mut log = RadioLog::default();
         log.transmit(SimTime(0), SimTime(10));
         log.transmit(SimTime(100), SimTime(110));
-        let tl = radio_timeline(log, SimTime(200), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
+        let tl = timeline(log, SimTime(200), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
         assert_eq!(
             tl,
             vec![
@@ -871,13 +974,13 @@ mod tests {
         log.doze(ms(53.5));
         let (w, timeout) = (ms(50.0), SimDuration(1_000_000));
         for policy in [RadioPolicy::AlwaysOn, RadioPolicy::Ideal, RadioPolicy::IdleTimeout, RadioPolicy::Psm] {
-            let tl = radio_timeline(log.clone(), w, policy, timeout, p.radio.wake_time);
+            let tl = radio_timeline(log.clone(), w, policy, timeout, &p.radio);
             assert!(tl.iter().any(|seg| seg.2 == RadioState::Tx) && tl.iter().any(|seg| seg.2 == RadioState::Rx));
             let from_timeline = node_energy(&p, &tl, &mut cpu.clone(), w, 5000, log.frames_before(w));
             let streamed = node_energy_from_log(&p, log.clone(), &mut cpu.clone(), w, policy, timeout, 5000);
             assert_eq!(streamed, from_timeline, "{policy:?}");
         }
-        let tl = radio_timeline(log, w, RadioPolicy::IdleTimeout, timeout, p.radio.wake_time);
+        let tl = radio_timeline(log, w, RadioPolicy::IdleTimeout, timeout, &p.radio);
         assert!(tl.iter().any(|seg| seg.2 == RadioState::Waking) && tl.iter().any(|seg| seg.2 == RadioState::Sleep));
     }
 
@@ -893,7 +996,7 @@ mod tests {
         log.doze(SimTime(130));
         log.wake(SimTime(133));
         log.doze(SimTime(150));
-        let tl = radio_timeline(log, SimTime(200), RadioPolicy::Psm, SimDuration(0), SimDuration(5));
+        let tl = timeline(log, SimTime(200), RadioPolicy::Psm, SimDuration(0), SimDuration(5));
         assert_eq!(
             tl,
             vec![
@@ -910,7 +1013,7 @@ mod tests {
         // A radio that never dozed stays on, as under always_on.
         let mut log = RadioLog::default();
         log.transmit(SimTime(0), SimTime(10));
-        let tl = radio_timeline(log, SimTime(50), RadioPolicy::Psm, SimDuration(0), SimDuration(5));
+        let tl = timeline(log, SimTime(50), RadioPolicy::Psm, SimDuration(0), SimDuration(5));
         assert_eq!(tl[1], (10, 50, RadioState::Idle));
     }
 
@@ -919,7 +1022,79 @@ mod tests {
         let mut log = RadioLog::default();
         log.transmit(SimTime(0), SimTime(10));
         log.transmit(SimTime(30), SimTime(40));
-        let tl = radio_timeline(log, SimTime(40), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
+        let tl = timeline(log, SimTime(40), RadioPolicy::IdleTimeout, SimDuration(20), SimDuration(5));
         assert_eq!(tl[1], (10, 30, RadioState::Idle));
+    }
+
+    /// Huang et al. 2012 Table 3 (LTE): one packet sent from RRC_IDLE costs the promotion, the
+    /// packet itself (beta for its airtime plus alpha_u per bit, Table 4), then the whole tail:
+    /// continuous reception at beta for 100 ms, short DRX for 20 ms, long DRX to 11576 ms, each
+    /// DRX cycle's 1 ms on-duration at its own power; then paging in RRC_IDLE. By hand:
+    #[test]
+    fn one_packet_on_lte_costs_promotion_plus_packet_plus_tail_computed_by_hand() {
+        let p = crate::energy::profile::builtin("huang2012-lte-phone").unwrap().unwrap();
+        let ms = |x: f64| (x * 1e6).round() as u64;
+        let (start, air) = (ms(260.1), ms(1.0));
+        let end = start + air;
+        let w = end + ms(11576.0) + ms(2000.0);
+        let mut log = RadioLog::default();
+        log.transmit_frame(SimTime(start), SimTime(end), 1000);
+        let tl = radio_timeline(log.clone(), SimTime(w), RadioPolicy::AlwaysOn, SimDuration(0), &p.radio);
+        let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
+        let e = node_energy_from_log(&p, log.clone(), &mut cpu.clone(), SimTime(w), RadioPolicy::AlwaysOn, SimDuration(0), 1000);
+
+        let promotion = 0.2601 * 1.2107;
+        let packet = 0.001 * 1.28804 + 0.43839e-6 * 8000.0;
+        let continuous = 0.1 * 1.28804;
+        let short_drx = 0.001 * 1.6802 + 0.019 * 1.06;
+        // Long DRX: 11456 ms of 40.1 ms cycles, on-durations at 0, 40.1, ..., 285 * 40.1 ms.
+        let long_drx = 286.0 * 0.001 * 1.6801 + (11.456 - 0.286) * 1.06;
+        // RRC_IDLE from 11837.1 ms to the window's end at 13837.1 ms: one paging occasion, at
+        // 10 * 1280.2 = 12802 ms.
+        let paging = 0.0432 * 0.5943;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        let b = &e.breakdown_j;
+        assert!(close(b.radio_transitions, promotion), "{} vs {promotion}", b.radio_transitions);
+        assert!(close(b.radio_tx, packet), "{} vs {packet}", b.radio_tx);
+        assert!(close(b.radio_idle, continuous + short_drx + long_drx), "{} vs {}", b.radio_idle, continuous + short_drx + long_drx);
+        assert!(close(b.radio_sleep, paging), "{} vs {paging}", b.radio_sleep);
+        assert!(close(b.base, 0.0114 * w as f64 * 1e-9));
+        assert!(close(e.total_j, b.base + promotion + packet + continuous + short_drx + long_drx + paging));
+        assert_eq!(e.radio_wakeups, 1);
+        // The same from the timeline, and the timeline's states as the timers say.
+        let from_tl = node_energy(&p, &tl, &mut cpu, SimTime(w), 1000, log.frames_before(SimTime(w)));
+        assert_eq!(from_tl, e);
+        let at = |t: u64| radio_state_at(&tl, t).unwrap();
+        assert_eq!(at(0).0, RadioState::Waking);
+        assert_eq!(at(start).0, RadioState::Tx);
+        assert_eq!(at(end), (RadioState::Idle, 1.28804)); // continuous reception
+        assert_eq!(at(end + ms(100.0)), (RadioState::Idle, 1.6802)); // short DRX on-duration
+        assert_eq!(at(end + ms(101.0)), (RadioState::Idle, 1.06));
+        assert_eq!(at(end + ms(120.0)), (RadioState::Idle, 1.6801)); // long DRX on-duration
+        assert_eq!(at(end + ms(11575.9)), (RadioState::Idle, 1.06));
+        assert_eq!(at(end + ms(11576.0)), (RadioState::Sleep, 0.0)); // RRC_IDLE after T_tail
+        assert_eq!(at(ms(12802.0)), (RadioState::Sleep, 0.5943)); // a paging occasion
+        assert_eq!(tl.last().unwrap().1, w);
+    }
+
+    /// Huang et al. 2012 §3: a packet that arrives within the tail restarts it without a
+    /// promotion; one after it pays the promotion again, laid out just before it.
+    #[test]
+    fn activity_within_the_tail_needs_no_promotion_and_after_it_needs_one() {
+        let p = crate::energy::profile::builtin("huang2012-3g-phone").unwrap().unwrap();
+        let ms = |x: f64| (x * 1e6).round() as u64;
+        let mut log = RadioLog::default();
+        for s in [1000.0, 5000.0, 30000.0] {
+            log.receive_frame(SimTime(ms(s)), SimTime(ms(s + 1.0)), 1500);
+        }
+        let w = SimTime(ms(40000.0));
+        let tl = radio_timeline(log, w, RadioPolicy::AlwaysOn, SimDuration(0), &p.radio);
+        let wakes: Vec<_> = tl.iter().filter(|seg| seg.2 == RadioState::Waking).map(|seg| (seg.0, seg.1)).collect();
+        // From the start (idle), and after the 8088.2 + 824.2 ms tail that ends at 5001 + 8912.4 ms.
+        assert_eq!(wakes, vec![(ms(1000.0 - 582.1), ms(1000.0)), (ms(30000.0 - 582.1), ms(30000.0))]);
+        let at = |t: f64| radio_state_at(&tl, ms(t)).unwrap();
+        assert_eq!(at(5001.0 + 8088.1), (RadioState::Idle, 0.8039)); // DCH tail
+        assert_eq!(at(5001.0 + 8088.3), (RadioState::Idle, 0.6013)); // FACH tail
+        assert_eq!(at(5001.0 + 8912.5).0, RadioState::Sleep);
     }
 }

@@ -7,3 +7,4 @@ pub mod battery;
 pub mod cpu;
 pub mod meter;
 pub mod profile;
+pub mod rrc;

@@ -54,6 +54,11 @@ pub struct Radio {
     /// while the path's link serializes the frame (docs/models/energy.md, "Airtime").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phy: Option<Phy>,
+    /// A cellular radio's RRC state machine (docs/models/cellular.md): its tail after activity,
+    /// RRC_IDLE with paging, and the promotion out of it (`wake_time`, `wake_power_w`). Without
+    /// it the radio follows the scenario's `energy.radio_policy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rrc: Option<super::rrc::Rrc>,
 }
 
 /// How the radio puts one IP packet on the air: a preamble and PHY header of fixed duration,
@@ -173,6 +178,12 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../python/tcpenergy/profiles/agrawal2003-samsung-wavelan-turbo.toml"),
     ),
     ("ideal-nic-0.3", include_str!("../../../../python/tcpenergy/profiles/ideal-nic-0.3.toml")),
+    // Smartphones of Huang et al. (MobiSys 2012), each radio with its RRC machine
+    // (docs/models/cellular.md), and a wired host that draws nothing, for the far end.
+    ("huang2012-lte-phone", include_str!("../../../../python/tcpenergy/profiles/huang2012-lte-phone.toml")),
+    ("huang2012-3g-phone", include_str!("../../../../python/tcpenergy/profiles/huang2012-3g-phone.toml")),
+    ("huang2012-wifi-phone", include_str!("../../../../python/tcpenergy/profiles/huang2012-wifi-phone.toml")),
+    ("wired-host", include_str!("../../../../python/tcpenergy/profiles/wired-host.toml")),
     // The figures shipped with engine 0.5 (abstract radio, memory-copy-only per-byte cost), kept so
     // results can be compared across the refit (docs/models/profiles.md#refit).
     (
@@ -246,6 +257,15 @@ impl DeviceProfile {
         if let Some(phy) = &r.phy {
             phy.validate(&at)?;
         }
+        if let Some(rrc) = &r.rrc {
+            if r.phy.is_some() {
+                return Err(EngineError::config(
+                    at("radio.rrc"),
+                    "cannot go with radio.phy: a cellular radio is on the air while its link carries the frame (leave radio.phy out)",
+                ));
+            }
+            rrc.validate(&at)?;
+        }
         if let Some(card) = &self.card {
             card.validate(&at)?;
         }
@@ -317,5 +337,32 @@ mod tests {
         assert_eq!(phy.airtime(1500), SimDuration(192_000 + 1_117_091));
         // (52 + 36) * 8 bits = 704 bits at 11 Mbit/s = 64 us exactly.
         assert_eq!(phy.airtime(52), SimDuration(192_000 + 64_000));
+    }
+
+    /// An RRC machine's timers are settings (docs/models/cellular.md): a negative, zero or
+    /// inconsistent one is refused with its key and the allowed values.
+    #[test]
+    fn bad_rrc_timers_are_refused_naming_the_key() {
+        let base = builtin("huang2012-lte-phone").unwrap().unwrap();
+        let doc = serde_json::to_value(&base).unwrap();
+        let check = |edit: &dyn Fn(&mut serde_json::Value), key: &str, words: &str| {
+            let mut d = doc.clone();
+            edit(&mut d);
+            let err = crate::config::typed::<DeviceProfile>(&d, "energy.receiver")
+                .and_then(|p| p.validate("energy.receiver").map(|_| p))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key) && err.contains(words), "{err}");
+        };
+        check(&|d| d["radio"]["rrc"]["tail"][1]["duration"] = "-20ms".into(), "energy.receiver.radio.rrc.tail.1.duration", "");
+        check(&|d| d["radio"]["rrc"]["tail"][0]["duration"] = "0s".into(), "energy.receiver.radio.rrc.tail.0.duration", "between 1ns and 1h");
+        check(&|d| d["radio"]["rrc"]["tail"][2]["drx"]["on"] = "50ms".into(), "energy.receiver.radio.rrc.tail.2.drx.on", "at most the cycle");
+        check(&|d| d["radio"]["rrc"]["paging"]["cycle"] = "0s".into(), "energy.receiver.radio.rrc.paging.cycle", "between 1ns and 1h");
+        check(&|d| d["radio"]["rrc"]["uplink_j_per_mbit"] = (-1.0).into(), "energy.receiver.radio.rrc.uplink_j_per_mbit", ">= 0");
+        check(
+            &|d| d["radio"]["phy"] = serde_json::json!({"rate": "11Mbps", "preamble": "192us", "mac_overhead": 36}),
+            "energy.receiver.radio.rrc",
+            "cannot go with radio.phy",
+        );
     }
 }

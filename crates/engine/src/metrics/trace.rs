@@ -87,15 +87,8 @@ struct Steps {
 
 /// The node's power at `t` (ns) in radio state `st` (`None`: beyond the radio timeline, shown as
 /// `off` at idle power) with the CPU busy or not.
-fn power_at(profile: &DeviceProfile, st: Option<RadioState>, cpu_busy: bool, cpu_w: f64) -> f64 {
-    let r = &profile.radio;
-    let p_radio = match st {
-        Some(RadioState::Tx) => r.tx_power_w,
-        Some(RadioState::Rx) => r.rx_power_w,
-        Some(RadioState::Idle) | None => r.idle_power_w,
-        Some(RadioState::Sleep) => r.sleep_power_w,
-        Some(RadioState::Waking) => r.wake_power_w,
-    };
+fn power_at(profile: &DeviceProfile, st: Option<(RadioState, f64)>, cpu_busy: bool, cpu_w: f64) -> f64 {
+    let p_radio = st.map_or(profile.radio.idle_power_w, |(_, p)| p);
     profile.platform.base_power_w + p_radio + if cpu_busy { cpu_w } else { 0.0 }
 }
 
@@ -110,9 +103,9 @@ fn steps(timeline: &RadioTimeline, profile: &DeviceProfile, busy: &[(SimTime, Si
         while k < busy.len() && cpu_end(k) <= t {
             k += 1;
         }
-        let st = timeline.get(i).filter(|seg| seg.0 <= t).map(|seg| seg.2);
+        let st = timeline.get(i).filter(|seg| seg.0 <= t).map(|seg| (seg.2, seg.3));
         let cpu = busy.get(k).is_some_and(|&(s, _)| s.0 <= t);
-        let (name, p) = (st.map_or("off", |s| s.name()), power_at(profile, st, cpu, cpu_w));
+        let (name, p) = (st.map_or("off", |s| s.0.name()), power_at(profile, st, cpu, cpu_w));
         if out.state.last() != Some(&name) || out.power_w.last() != Some(&p) {
             out.t.push(t);
             out.state.push(name);
@@ -133,7 +126,7 @@ fn steps(timeline: &RadioTimeline, profile: &DeviceProfile, busy: &[(SimTime, Si
     }
     let st = radio_state_at(timeline, w);
     out.t.push(w);
-    out.state.push(st.map_or("off", |s| s.name()));
+    out.state.push(st.map_or("off", |s| s.0.name()));
     out.power_w.push(power_at(profile, st, false, cpu_w));
     out
 }
@@ -219,7 +212,7 @@ impl Trace {
                 let i = busy.partition_point(|&(_, e)| e.0 <= t);
                 let cpu_busy = busy.get(i).is_some_and(|&(s, _)| s.0 <= t);
                 let st = radio_state_at(timeline, t);
-                (st.map_or("off", |s| s.name()), power_at(profile, st, cpu_busy, cpu_w))
+                (st.map_or("off", |s| s.0.name()), power_at(profile, st, cpu_busy, cpu_w))
             };
             last = self.row(k);
             push(&mut c, t, last, state, p);

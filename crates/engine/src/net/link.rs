@@ -134,6 +134,24 @@ impl Link {
     /// ECN-capable.
     #[inline]
     pub fn send(&mut self, now: SimTime, wire_len: u32, ect: bool) -> Fate {
+        self.send_from(now, now, wire_len, ect)
+    }
+
+    /// When a packet handed in at `now` would start, were it free to go at once.
+    #[inline]
+    pub fn next_start(&self, now: SimTime) -> SimTime {
+        now.max(self.busy_until)
+    }
+
+    /// The propagation delay.
+    pub fn delay(&self) -> SimDuration {
+        self.delay
+    }
+
+    /// [`Link::send`] for a packet that may not start before `ready` (`>= now`): it waits in the
+    /// queue until then (a cellular radio being promoted, `net::medium::rrc`).
+    #[inline]
+    pub fn send_from(&mut self, now: SimTime, ready: SimTime, wire_len: u32, ect: bool) -> Fate {
         self.settle(now);
         if self.cross.is_some() {
             self.inject_cross_traffic(now);
@@ -152,7 +170,7 @@ impl Link {
         if ce {
             self.counters.marked_ce += 1;
         }
-        let start = now.max(self.busy_until);
+        let start = ready.max(self.busy_until);
         if self.airtime_memo.0 != wire_len {
             self.airtime_memo = (wire_len, self.airtime(wire_len));
         }

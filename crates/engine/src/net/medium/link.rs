@@ -7,7 +7,11 @@
 //! (docs/models/energy.md, "Airtime"): the sending radio transmits from the start of
 //! serialization; the far radio receives during the same airtime, ending when the frame arrives.
 //! A frame dropped by the queue costs no radio time; one lost on the link costs transmit time only.
+//!
+//! An end whose radio has an RRC machine (a cellular radio) gates the link both ways: a frame
+//! starts only when that radio can send or receive it (`super::rrc`).
 
+use super::rrc::RrcGate;
 use super::{Frame, Handed, Out};
 use crate::config::network::{NetLink, NetworkConfig, NodeId};
 use crate::config::serde_units::format_rate;
@@ -61,12 +65,15 @@ pub fn check_radio_rates(l: &NetLink, net: &NetworkConfig, k: usize) -> Result<(
 struct Direction {
     link: Link,
     air: RadioAirtime,
+    /// The link's ends (0 or 1) it leaves and reaches.
+    ends: (usize, usize),
 }
 
-/// A link in a run: its directions, indexed by port.
+/// A link in a run: its directions, indexed by port, and the RRC gate of each end that has one.
 #[derive(Debug)]
 pub struct LinkMedium {
     dirs: Vec<Direction>,
+    gates: [Option<RrcGate>; 2],
 }
 
 impl LinkMedium {
@@ -74,22 +81,46 @@ impl LinkMedium {
     /// nodes' radios.
     pub fn new(l: &NetLink, net: &NetworkConfig, seed: u64) -> Self {
         let mut dirs = Vec::with_capacity(2);
-        let mut add = |cfg, from: NodeId, to: NodeId, key: &str| {
+        let mut add = |cfg, from: NodeId, to: NodeId, key: &str, ends| {
             let air = RadioAirtime::new(&net.nodes[from.index()].profile.profile);
-            dirs.push(Direction { link: Link::new(cfg, from.index(), to.index(), l.frame_overhead, seed, key), air });
+            dirs.push(Direction { link: Link::new(cfg, from.index(), to.index(), l.frame_overhead, seed, key), air, ends });
         };
-        add(&l.forward, l.ends[0], l.ends[1], &l.keys[0]);
+        add(&l.forward, l.ends[0], l.ends[1], &l.keys[0], (0, 1));
         if let Some(r) = &l.reverse {
-            add(r, l.ends[1], l.ends[0], &l.keys[1]);
+            add(r, l.ends[1], l.ends[0], &l.keys[1], (1, 0));
         }
-        Self { dirs }
+        let gate = |end: NodeId| {
+            let radio = &net.nodes[end.index()].profile.profile.radio;
+            radio.rrc.as_ref().map(|rrc| RrcGate::new(rrc.timing(radio.wake_time)))
+        };
+        Self { dirs, gates: [gate(l.ends[0]), gate(l.ends[1])] }
+    }
+
+    /// When a frame handed to direction `port` at `now` may start: at once on its own, later if
+    /// the sending radio must be promoted first or the receiving one is idle or in DRX. The
+    /// receiving radio hears the frame from its start plus the propagation delay. Each gate's
+    /// answer is the time its radio is ready for a request made at the time asked (asking again
+    /// then would start another wait), so each is asked once.
+    fn ready(&self, port: usize, now: SimTime) -> SimTime {
+        let d = &self.dirs[port];
+        let mut t = d.link.next_start(now);
+        if let Some(g) = &self.gates[d.ends.0] {
+            t = g.send_at(t);
+        }
+        if let Some(g) = &self.gates[d.ends.1] {
+            let delay = d.link.delay();
+            t = SimTime(g.receive_at(t + delay).0 - delay.0);
+        }
+        t
     }
 
     #[inline]
     pub fn send(&mut self, now: SimTime, port: u32, p: Handed, out: &mut Vec<Out>) -> Option<Frame> {
+        let gated = self.gates.iter().any(Option::is_some);
+        let ready = if gated { self.ready(port as usize, now) } else { now };
         let d = &mut self.dirs[port as usize];
         let (from, to) = (d.link.from as u32, d.link.to as u32);
-        let (start, end, arrives, ce, notice) = match d.link.send(now, p.wire_len, p.ect) {
+        let (start, end, arrives, ce, notice) = match d.link.send_from(now, ready, p.wire_len, p.ect) {
             Fate::QueueFull => {
                 out.push(Out::Free { packet: p.packet });
                 return None;
@@ -98,6 +129,15 @@ impl LinkMedium {
             Fate::Arrives { start, end, at, ce, notice } => (start, end, Some((to, at)), ce, notice),
         };
         let air = d.air.of_frame(p.wire_len, start, end);
+        if gated {
+            let ends = d.ends;
+            if let Some(g) = &mut self.gates[ends.0] {
+                g.commit(start, start + air);
+            }
+            if let (Some(g), Some((_, at))) = (&mut self.gates[ends.1], arrives) {
+                g.commit(SimTime(at.0.saturating_sub(air.0)), at);
+            }
+        }
         Some(Frame { packet: p.packet, bytes: p.wire_len, start, end, ce, from, air, arrives, notice })
     }
 

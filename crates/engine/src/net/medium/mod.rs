@@ -22,6 +22,7 @@
 pub mod channel;
 pub mod link;
 pub mod pipe;
+pub mod rrc;
 
 use crate::config::network::{NetworkConfig, NodeId};
 use crate::energy::meter::{Mark, RadioLog};

@@ -465,7 +465,7 @@ impl<'a> NetWorld<'a> {
     }
 
     fn run_events(&mut self) {
-        let stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
+        let mut stop = self.horizon.unwrap_or(SimTime(self.scenario.stop_after.0));
         let mut done = false;
         let mut first_not_done = 0;
         while let Some((t, ev)) = self.queue.pop() {
@@ -476,6 +476,15 @@ impl<'a> NetWorld<'a> {
             self.events += 1;
             self.dispatch(ev);
             if self.horizon.is_none() && self.all_done(&mut first_not_done) {
+                // Metering on after completion (`energy.after_completion`): the run goes on to
+                // that horizon, which then ends the window.
+                let linger = self.scenario.energy.after_completion;
+                if !linger.is_zero() {
+                    let completed = self.flows.iter().filter_map(|f| f.finished_at).max().unwrap_or(self.now);
+                    stop = (completed + linger).min(stop);
+                    self.horizon = Some(stop);
+                    continue;
+                }
                 done = true;
                 break;
             }
@@ -1150,7 +1159,7 @@ impl<'a> NetWorld<'a> {
             let (policy, timeout) = (s.energy.radio_policy, s.energy.timeout);
             let e = if traced[n] && battery.is_none() {
                 let frames = log.frames_before(window_end);
-                let tl = meter::radio_timeline(log, window_end, policy, timeout, profile.radio.wake_time);
+                let tl = meter::radio_timeline(log, window_end, policy, timeout, &profile.radio);
                 let e = meter::node_energy(profile, &tl, &mut nd.cpu, window_end, served[n], frames);
                 timelines[n] = Some(tl);
                 e
