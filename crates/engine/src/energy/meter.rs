@@ -53,6 +53,9 @@ pub struct RadioLog {
     /// When an 802.11 station in power-save mode dozed, in time order (the last may still be
     /// open: `u64::MAX`); used by the `psm` policy only (docs/models/wifi.md "Power save").
     doze: Vec<(u64, u64)>,
+    /// When a cellular radio was held connected while its data waited for the link (any
+    /// order); used by an RRC machine only (docs/models/cellular.md "What it does to packets").
+    holds: Vec<(u64, u64)>,
 }
 
 /// Causes of radio activity on a shared channel that the breakdown reports apart.
@@ -126,6 +129,15 @@ impl RadioLog {
             rx_frames: FrameLog::with_capacity(packets),
             marks: Default::default(),
             doze: Vec::new(),
+            holds: Vec::new(),
+        }
+    }
+
+    /// The radio is held connected, neither sending nor receiving, during `[start, end)`: its
+    /// data waits for the link (an RRC machine only).
+    pub fn hold(&mut self, start: SimTime, end: SimTime) {
+        if start < end {
+            self.holds.push((start.0, end.0));
         }
     }
 
@@ -314,17 +326,22 @@ struct GapPolicy<'a> {
     wake: u64,
     /// Radio power in each state, indexed by `RadioState as usize`.
     power: [f64; 5],
-    /// A cellular radio's RRC machine, which fills every gap whatever the policy.
+    /// A cellular radio's RRC machine, which fills every gap whatever the policy, and the
+    /// times it was held connected (merged, in order) with the first that may still matter.
     rrc: Option<RrcTiming>,
+    holds: Vec<(u64, u64)>,
+    next_hold: usize,
     /// Under `psm`: the doze intervals in time order, and the first that may still matter.
     doze: &'a [(u64, u64)],
     next_doze: usize,
 }
 
 impl<'a> GapPolicy<'a> {
-    fn new(policy: RadioPolicy, timeout: SimDuration, radio: &Radio, doze: &'a [(u64, u64)]) -> Self {
+    fn new(policy: RadioPolicy, timeout: SimDuration, radio: &Radio, doze: &'a [(u64, u64)], mut holds: Vec<(u64, u64)>) -> Self {
         let rrc = radio.rrc.as_ref().map(|r| r.timing(radio.wake_time));
-        Self { policy, timeout: timeout.0, wake: radio.wake_time.0, power: state_powers(radio), rrc, doze, next_doze: 0 }
+        sort_by_start(&mut holds);
+        let holds = Union::new(&holds, u64::MAX).collect();
+        Self { policy, timeout: timeout.0, wake: radio.wake_time.0, power: state_powers(radio), rrc, holds, next_hold: 0, doze, next_doze: 0 }
     }
 
     /// Emit `[s, e)` in state `st` at the state's power.
@@ -338,7 +355,34 @@ impl<'a> GapPolicy<'a> {
     /// the next activity begins at `b`. A link never starts a frame for an idle radio sooner than
     /// a promotion after it went idle (`net::medium::rrc`), so the promotion fits; if it does
     /// not, it is cut to the time there is.
-    fn fill_rrc(&self, rrc: &RrcTiming, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
+    fn fill_rrc(&mut self, rrc: &RrcTiming, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
+        // Held connected while data waited: continuous reception, then the machine runs on from
+        // the hold's end as from activity.
+        let hold_w = rrc.connected_power(self.power[RadioState::Idle as usize]);
+        let mut t = a;
+        while let Some(&(hs, he)) = self.holds.get(self.next_hold) {
+            if he <= t {
+                self.next_hold += 1;
+                continue;
+            }
+            if hs >= b {
+                break;
+            }
+            let (hs, he) = (hs.max(t), he.min(b));
+            self.fill_rrc_between(rrc, t, hs, true, emit);
+            emit(hs, he, RadioState::Idle, hold_w);
+            t = he;
+            if he == b {
+                return;
+            }
+        }
+        self.fill_rrc_between(rrc, t, b, followed_by_activity, emit);
+    }
+
+    fn fill_rrc_between(&self, rrc: &RrcTiming, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
+        if a >= b {
+            return;
+        }
         let after_activity = a > 0;
         let idle_from = if after_activity {
             rrc.lay_tail(a, b, self.power[RadioState::Idle as usize], &mut |s, e, p| emit(s, e, RadioState::Idle, p));
@@ -360,8 +404,10 @@ impl<'a> GapPolicy<'a> {
         if a >= b {
             return;
         }
-        if let Some(rrc) = &self.rrc {
-            return self.fill_rrc(rrc, a, b, followed_by_activity, emit);
+        if let Some(rrc) = self.rrc.take() {
+            self.fill_rrc(&rrc, a, b, followed_by_activity, emit);
+            self.rrc = Some(rrc);
+            return;
         }
         match self.policy {
             RadioPolicy::Psm => self.fill_psm(a, b, emit),
@@ -479,7 +525,7 @@ fn sweep_timeline(log: &mut RadioLog, w: u64, mut gaps: GapPolicy, mut emit: imp
 /// to the power-management policy.
 pub fn radio_timeline(mut log: RadioLog, w: SimTime, policy: RadioPolicy, timeout: SimDuration, radio: &Radio) -> RadioTimeline {
     let doze = std::mem::take(&mut log.doze);
-    let gaps = GapPolicy::new(policy, timeout, radio, &doze);
+    let gaps = GapPolicy::new(policy, timeout, radio, &doze, std::mem::take(&mut log.holds));
     // Each activity interval is about one busy segment plus the gap after it: sized so the list
     // rarely grows (pages never written are never touched).
     let busy = log.tx.len() + log.rx.len();
@@ -781,7 +827,7 @@ pub fn node_energy_and_battery(
 ) -> NodeEnergy {
     let frames = log.frames_before(w);
     let doze = std::mem::take(&mut log.doze);
-    let gaps = GapPolicy::new(policy, timeout, &profile.radio, &doze);
+    let gaps = GapPolicy::new(policy, timeout, &profile.radio, &doze, std::mem::take(&mut log.holds));
     let cpu_w = cpu.active_power_w();
     let card_s = cpu.card_s(w);
     let mut power = PowerIntegral::new(profile, cpu.busy_intervals(), w.0);
@@ -1096,5 +1142,28 @@ mod tests {
         assert_eq!(at(5001.0 + 8088.1), (RadioState::Idle, 0.8039)); // DCH tail
         assert_eq!(at(5001.0 + 8088.3), (RadioState::Idle, 0.6013)); // FACH tail
         assert_eq!(at(5001.0 + 8912.5).0, RadioState::Sleep);
+    }
+
+    /// docs/models/cellular.md "What it does to packets": a radio whose data waits for the link
+    /// is held connected (continuous reception) meanwhile, and its tail starts when the hold ends.
+    #[test]
+    fn a_radio_held_connected_while_its_data_waits_starts_its_tail_after_the_hold() {
+        let p = crate::energy::profile::builtin("huang2012-lte-phone").unwrap().unwrap();
+        let ms = |x: f64| (x * 1e6).round() as u64;
+        let mut log = RadioLog::default();
+        log.receive_frame(SimTime(ms(300.0)), SimTime(ms(301.0)), 1500);
+        // The next frame waits 5 s for the link (a trace with no capacity), then arrives.
+        log.hold(SimTime(ms(301.0)), SimTime(ms(5301.0)));
+        log.receive_frame(SimTime(ms(5301.0)), SimTime(ms(5302.0)), 1500);
+        let tl = radio_timeline(log, SimTime(ms(6000.0)), RadioPolicy::AlwaysOn, SimDuration(0), &p.radio);
+        let at = |t: f64| radio_state_at(&tl, ms(t)).unwrap();
+        // Held: continuous reception (beta) throughout, no DRX on-durations, no idle.
+        assert_eq!(at(301.0), (RadioState::Idle, 1.28804));
+        assert_eq!(at(2000.0), (RadioState::Idle, 1.28804));
+        assert_eq!(at(5300.9), (RadioState::Idle, 1.28804));
+        // After the last frame the tail runs from its end.
+        assert_eq!(at(5302.0 + 99.0), (RadioState::Idle, 1.28804));
+        assert_eq!(at(5302.0 + 100.5), (RadioState::Idle, 1.6802));
+        assert_eq!(tl.iter().filter(|seg| seg.2 == RadioState::Waking).count(), 1);
     }
 }

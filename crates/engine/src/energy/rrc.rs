@@ -169,6 +169,15 @@ impl Rrc {
 }
 
 impl RrcTiming {
+    /// The power of a radio held connected while its data waits (continuous reception): the
+    /// first tail state's when it listens all the time, else `idle_w`.
+    pub fn connected_power(&self, idle_w: f64) -> f64 {
+        match self.stages.first() {
+            Some((_, st)) if st.drx.is_none() => st.power_w.unwrap_or(idle_w),
+            _ => idle_w,
+        }
+    }
+
     /// How many states the tail has.
     pub fn stages(&self) -> usize {
         self.stages.len()

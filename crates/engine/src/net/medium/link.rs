@@ -96,14 +96,16 @@ impl LinkMedium {
         Self { dirs, gates: [gate(l.ends[0]), gate(l.ends[1])] }
     }
 
-    /// When a frame handed to direction `port` at `now` may start: at once on its own, later if
-    /// the sending radio must be promoted first or the receiving one is idle or in DRX. The
-    /// receiving radio hears the frame from its start plus the propagation delay. Each gate's
-    /// answer is the time its radio is ready for a request made at the time asked (asking again
-    /// then would start another wait), so each is asked once.
-    fn ready(&self, port: usize, now: SimTime) -> SimTime {
+    /// When the radios at the ends of direction `port` are ready for a frame handed in at `now`:
+    /// at once, later if the sending radio must be promoted first or the receiving one is idle
+    /// or in DRX (it hears the frame from its start plus the propagation delay). A radio is asked
+    /// when the data arrives, not when the link is free: promotion and paging start at once,
+    /// and the radio then waits connected for the link. Each gate's answer is the time its radio
+    /// is ready for a request made at the time asked (asking again then would start another
+    /// wait), so each is asked once.
+    fn radios_ready(&self, port: usize, now: SimTime) -> SimTime {
         let d = &self.dirs[port];
-        let mut t = d.link.next_start(now);
+        let mut t = now;
         if let Some(g) = &self.gates[d.ends.0] {
             t = g.send_at(t);
         }
@@ -114,10 +116,38 @@ impl LinkMedium {
         t
     }
 
+    /// Tell the gates (and the meters, through `out`) what the frame did to their radios: each
+    /// was held connected from `ready` until the frame started, then busy with it.
+    #[allow(clippy::too_many_arguments)]
+    fn commit(&mut self, port: usize, ready: SimTime, start: SimTime, air: crate::units::SimDuration, arrives: Option<(u32, SimTime)>, out: &mut Vec<Out>) {
+        let d = &self.dirs[port];
+        let (ends, delay, from, to) = (d.ends, d.link.delay(), d.link.from as u32, d.link.to as u32);
+        let hold = |node: u32, s: SimTime, e: SimTime, out: &mut Vec<Out>| {
+            if s < e {
+                out.push(Out::Radio { node, what: super::Radio::Hold { start: s, end: e } });
+            }
+        };
+        if let Some(g) = &mut self.gates[ends.0] {
+            g.commit(ready, start + air);
+            hold(from, ready, start, out);
+        }
+        if let Some(g) = &mut self.gates[ends.1] {
+            let (rx_ready, rx_start) = (ready + delay, start + delay);
+            if let Some((_, at)) = arrives {
+                g.commit(rx_ready, at);
+                hold(to, rx_ready, SimTime(at.0.saturating_sub(air.0)).min(rx_start), out);
+            } else {
+                // Lost on the way: the radio waited for it all the same, and heard nothing.
+                g.commit(rx_ready, rx_start);
+                hold(to, rx_ready, rx_start, out);
+            }
+        }
+    }
+
     #[inline]
     pub fn send(&mut self, now: SimTime, port: u32, p: Handed, out: &mut Vec<Out>) -> Option<Frame> {
         let gated = self.gates.iter().any(Option::is_some);
-        let ready = if gated { self.ready(port as usize, now) } else { now };
+        let ready = if gated { self.radios_ready(port as usize, now) } else { now };
         let d = &mut self.dirs[port as usize];
         let (from, to) = (d.link.from as u32, d.link.to as u32);
         let (start, end, arrives, ce, notice) = match d.link.send_from(now, ready, p.wire_len, p.ect) {
@@ -130,13 +160,7 @@ impl LinkMedium {
         };
         let air = d.air.of_frame(p.wire_len, start, end);
         if gated {
-            let ends = d.ends;
-            if let Some(g) = &mut self.gates[ends.0] {
-                g.commit(start, start + air);
-            }
-            if let (Some(g), Some((_, at))) = (&mut self.gates[ends.1], arrives) {
-                g.commit(SimTime(at.0.saturating_sub(air.0)), at);
-            }
+            self.commit(port as usize, ready, start, air, arrives, out);
         }
         Some(Frame { packet: p.packet, bytes: p.wire_len, start, end, ce, from, air, arrives, notice })
     }

@@ -126,6 +126,8 @@ pub enum Radio {
     Busy { transmit: bool, start: SimTime, end: SimTime, bytes: Option<u32>, mark: Option<Mark> },
     Wake(SimTime),
     Doze(SimTime),
+    /// A cellular radio held connected during `[start, end)` while its data waits for the link.
+    Hold { start: SimTime, end: SimTime },
 }
 
 impl Radio {
@@ -153,6 +155,7 @@ impl Radio {
             }
             Radio::Wake(at) => radio.wake(at),
             Radio::Doze(at) => radio.doze(at),
+            Radio::Hold { start, end } => radio.hold(start, end),
         }
     }
 }
@@ -333,5 +336,28 @@ traffic = { kind = "bulk", bytes = "1kB" }
         out.clear();
         m.on_timer(at, timer, &mut out);
         assert!(matches!(out[..], [Out::PassOn { packet: 5, iface: 3 }]));
+    }
+
+    /// docs/models/cellular.md "What it does to packets": a frame for an idle phone waits for
+    /// its paging occasion and promotion; one queued behind it finds the phone connected and
+    /// holds it so until its turn.
+    #[test]
+    fn frames_for_an_idle_phone_wait_for_its_promotion_and_hold_it_connected_in_the_queue() {
+        let text = TWO
+            .replace("a = {}\nb = {}", "a = { profile = \"wired-host\" }\nb = { profile = \"huang2012-lte-phone\" }")
+            .replace("queue = 1\n", "queue = 10\n");
+        let net = network(&text);
+        let Spec::Link(_, l) = spec(&net, 0) else { panic!("a link") };
+        let mut m = Medium::Link(link::LinkMedium::new(l, &net, 1));
+        let mut out = Vec::new();
+        let ms = |x: f64| SimTime((x * 1e6).round() as u64);
+        // The phone hears the first at 10 ms, inside the paging occasion [0, 43.2 ms): it is
+        // promoted until 270.1 ms, so the frame leaves at 260.1 ms (10 ms before), 4 ms at 2 Mbit/s.
+        let f = m.send(SimTime::ZERO, 0, Handed { packet: 1, wire_len: 1000, ect: false }, &mut out).expect("a frame");
+        assert_eq!((f.start, f.arrives), (ms(260.1), Some((1, ms(274.1)))));
+        assert!(out.is_empty(), "{out:?}");
+        let g = m.send(SimTime::ZERO, 0, Handed { packet: 2, wire_len: 1000, ect: false }, &mut out).expect("a frame");
+        assert_eq!(g.start, ms(264.1));
+        assert!(matches!(out[..], [Out::Radio { node: 1, what: Radio::Hold { start, end } }] if start == ms(270.1) && end == ms(274.1)), "{out:?}");
     }
 }

@@ -65,9 +65,13 @@ impl RrcGate {
         promoted.min(next_start)
     }
 
-    /// The radio is on the air during `[s, e)` for a frame.
+    /// The radio is busy during `[s, e)`: on the air for a frame, or held connected for one.
+    /// Nothing is recorded for an empty interval: the meter sees no activity there either.
     pub fn commit(&mut self, s: SimTime, e: SimTime) {
-        let (s, e) = (s.0, e.0.max(s.0));
+        if e <= s {
+            return;
+        }
+        let (s, e) = (s.0, e.0);
         // Where it goes: after every interval starting before it (nearly always at the end).
         let mut k = self.busy.len();
         while k > 0 && self.busy[k - 1].0 > s {
@@ -152,5 +156,13 @@ mod tests {
         g.commit(SimTime(15), SimTime(30));
         g.commit(SimTime(5), SimTime(8));
         assert_eq!(g.busy, vec![(5, 8), (10, 40)]);
+    }
+
+    #[test]
+    fn an_empty_interval_is_not_activity() {
+        let mut g = lte();
+        g.commit(SimTime(5_000 * MS), SimTime(5_000 * MS));
+        assert!(g.busy.is_empty());
+        assert_eq!(g.send_at(SimTime(5_000 * MS)).0, 5_000 * MS + g.timing.promotion);
     }
 }
