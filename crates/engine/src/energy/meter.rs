@@ -331,6 +331,8 @@ struct GapPolicy<'a> {
     rrc: Option<RrcTiming>,
     holds: Vec<(u64, u64)>,
     next_hold: usize,
+    /// The states an RRC machine laid over the current gap.
+    pieces: Vec<(u64, u64, RadioState, f64)>,
     /// Under `psm`: the doze intervals in time order, and the first that may still matter.
     doze: &'a [(u64, u64)],
     next_doze: usize,
@@ -341,7 +343,7 @@ impl<'a> GapPolicy<'a> {
         let rrc = radio.rrc.as_ref().map(|r| r.timing(radio.wake_time));
         sort_by_start(&mut holds);
         let holds = Union::new(&holds, u64::MAX).collect();
-        Self { policy, timeout: timeout.0, wake: radio.wake_time.0, power: state_powers(radio), rrc, holds, next_hold: 0, doze, next_doze: 0 }
+        Self { policy, timeout: timeout.0, wake: radio.wake_time.0, power: state_powers(radio), rrc, holds, next_hold: 0, pieces: Vec::new(), doze, next_doze: 0 }
     }
 
     /// Emit `[s, e)` in state `st` at the state's power.
@@ -355,6 +357,19 @@ impl<'a> GapPolicy<'a> {
     /// the next activity begins at `b`. A link never starts a frame for an idle radio sooner than
     /// a promotion after it went idle (`net::medium::rrc`), so the promotion fits; if it does
     /// not, it is cut to the time there is.
+    /// [`GapPolicy::fill_rrc`] out of line, into a buffer (reused from gap to gap) that the
+    /// caller hands on: the other policies' gaps stay inlined in the sweep.
+    #[inline(never)]
+    fn fill_cellular(&mut self, a: u64, b: u64, followed_by_activity: bool) -> Vec<(u64, u64, RadioState, f64)> {
+        let mut pieces = std::mem::take(&mut self.pieces);
+        pieces.clear();
+        if let Some(rrc) = self.rrc.take() {
+            self.fill_rrc(&rrc, a, b, followed_by_activity, &mut |s, e, st, p| pieces.push((s, e, st, p)));
+            self.rrc = Some(rrc);
+        }
+        pieces
+    }
+
     fn fill_rrc(&mut self, rrc: &RrcTiming, a: u64, b: u64, followed_by_activity: bool, emit: &mut impl FnMut(u64, u64, RadioState, f64)) {
         // Held connected while data waited: continuous reception, then the machine runs on from
         // the hold's end as from activity.
@@ -404,9 +419,12 @@ impl<'a> GapPolicy<'a> {
         if a >= b {
             return;
         }
-        if let Some(rrc) = self.rrc.take() {
-            self.fill_rrc(&rrc, a, b, followed_by_activity, emit);
-            self.rrc = Some(rrc);
+        if self.rrc.is_some() {
+            let pieces = self.fill_cellular(a, b, followed_by_activity);
+            for &(s, e, st, p) in &pieces {
+                emit(s, e, st, p);
+            }
+            self.pieces = pieces;
             return;
         }
         match self.policy {
@@ -644,6 +662,14 @@ impl<'a> PowerIntegral<'a> {
         }
     }
 
+    /// Draw a timeline segment's power from the battery, with the per-bit energy of the frames
+    /// that start in it (a cellular radio's).
+    #[inline(never)]
+    fn drain_segment(&mut self, s: u64, e: u64, radio_w: f64) {
+        let moved_j = self.frames_to_drain.as_mut().map_or(0.0, |f| f.energy_before(e, self.per_bit_j));
+        self.drain(s, e, radio_w + moved_j / secs(e - s));
+    }
+
     /// Draw the node's power during `[s, e)` from the battery: base and radio power `radio_w`
     /// throughout, the CPU's while it is busy (split at its busy intervals' ends, so exact).
     fn drain(&mut self, s: u64, e: u64, radio_w: f64) {
@@ -704,8 +730,7 @@ impl<'a> PowerIntegral<'a> {
         self.state_ns[i] += len;
         self.state_segments[i] += 1;
         if self.battery.is_some() && len > 0 {
-            let moved_j = self.frames_to_drain.as_mut().map_or(0.0, |f| f.energy_before(e, self.per_bit_j));
-            self.drain(s, e, p + moved_j / secs(len));
+            self.drain_segment(s, e, p);
         }
         if matches!(st, RadioState::Tx | RadioState::Rx) {
             if self.keep_segments {

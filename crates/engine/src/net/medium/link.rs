@@ -74,6 +74,8 @@ struct Direction {
 pub struct LinkMedium {
     dirs: Vec<Direction>,
     gates: [Option<RrcGate>; 2],
+    /// Whether either end has a gate (most links: no).
+    gated: bool,
 }
 
 impl LinkMedium {
@@ -93,7 +95,9 @@ impl LinkMedium {
             let radio = &net.nodes[end.index()].profile.profile.radio;
             radio.rrc.as_ref().map(|rrc| RrcGate::new(rrc.timing(radio.wake_time)))
         };
-        Self { dirs, gates: [gate(l.ends[0]), gate(l.ends[1])] }
+        let gates = [gate(l.ends[0]), gate(l.ends[1])];
+        let gated = gates.iter().any(Option::is_some);
+        Self { dirs, gates, gated }
     }
 
     /// When the radios at the ends of direction `port` are ready for a frame handed in at `now`:
@@ -146,7 +150,7 @@ impl LinkMedium {
 
     #[inline]
     pub fn send(&mut self, now: SimTime, port: u32, p: Handed, out: &mut Vec<Out>) -> Option<Frame> {
-        let gated = self.gates.iter().any(Option::is_some);
+        let gated = self.gated;
         let ready = if gated { self.radios_ready(port as usize, now) } else { now };
         let d = &mut self.dirs[port as usize];
         let (from, to) = (d.link.from as u32, d.link.to as u32);
