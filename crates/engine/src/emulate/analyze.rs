@@ -148,6 +148,10 @@ pub struct Analysis {
     pub engine_version: &'static str,
 }
 
+/// How long a captured frame of a cellular radio is taken to be on the air: an instant, long
+/// enough to be logged as activity.
+const CELLULAR_FRAME_AIR: SimDuration = SimDuration(1_000);
+
 fn dotted(a: [u8; 4], port: u16) -> String {
     format!("{}.{}.{}.{}:{port}", a[0], a[1], a[2], a[3])
 }
@@ -160,13 +164,17 @@ pub fn analyze(scenario: &Scenario, packets: &[(u64, Vec<u8>)], node: [u8; 4], w
     let net = scenario.as_network()?;
     let cfg = &net.network().ok_or_else(|| EngineError::Invariant("a network".into()))?.nodes[0];
     let profile = &cfg.profile.profile;
-    let Some(phy) = profile.radio.phy else {
+    // A cellular radio (an RRC machine) has no PHY of its own: a captured frame is taken as an
+    // instant on the air (docs/models/cellular.md, "From a capture"); its cost is per bit, and
+    // the machine's states follow it.
+    let phy = profile.radio.phy;
+    if phy.is_none() && profile.radio.rrc.is_none() {
         return Err(EngineError::config(
             "profile",
-            "this profile's radio has no PHY (radio.phy): a capture alone does not say how long each frame was on the air; use a profile with one",
+            "this profile's radio has no PHY (radio.phy): a capture alone does not say how long each frame was on the air; use a profile with one (or a cellular one, with radio.rrc)",
         ));
-    };
-    let air = |len: u32| phy.airtime(len);
+    }
+    let air = |len: u32| phy.map_or(CELLULAR_FRAME_AIR, |phy| phy.airtime(len));
     // A frame began on the air at its stamp when the node sent it, an airtime before its stamp
     // when the node received it.
     let began = |t: u64, bytes: &[u8]| match Ipv4::parse(bytes) {
