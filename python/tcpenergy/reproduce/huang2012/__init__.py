@@ -169,6 +169,11 @@ def write_experiment(exp: Experiment, directory: Path) -> Path:
     return common.write_experiment(exp, directory, PAPER_ID)
 
 
+def size_class(size: float) -> str:
+    """"short" (the claims' small transfers, up to SHORT_MAX bytes), "bulk" (from BULK_MIN) or "mid"."""
+    return "short" if size <= SHORT_MAX else "bulk" if size >= BULK_MIN else "mid"
+
+
 def _size_text(n: float) -> str:
     for unit, scale in (("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
@@ -206,8 +211,7 @@ def add_metrics(runs):
     # the size in MB for the claims' evidence, and as a label for the figures' categorical axis
     runs["huang.size_mb"] = runs["huang.bytes"] / 1e6
     runs["huang.size"] = runs["huang.bytes"].map(lambda b: _size_text(b) if b == b else None)
-    runs["huang.size_class"] = runs["huang.bytes"].map(
-        lambda b: "short" if b <= SHORT_MAX else "bulk" if b >= BULK_MIN else "mid" if b == b else None)
+    runs["huang.size_class"] = runs["huang.bytes"].map(lambda b: size_class(b) if b == b else None)
     long_drx = runs[f"label.{TAIL_KEY}"].map(lambda v: _seconds(v) if isinstance(v, str) else math.nan) \
         if f"label.{TAIL_KEY}" in runs else pd.Series(math.nan, index=runs.index)
     before = sum(_seconds(stage["duration"]) for stage in lte_profile()["radio"]["rrc"]["tail"][:2])
