@@ -118,6 +118,16 @@ def test_a_transfer_is_charged_its_promotion_data_and_tail_by_the_reading_transf
     assert (out["huang.tech"], out["huang.size_mb"], out["huang.size_class"], out["huang.promotions"]) == ("lte", 1.0, "mid", 1)
 
 
+def test_a_sensitivity_sweep_takes_the_lte_phone_as_its_reference_profile():
+    """`--sensitivity KEY` reads its reference from the first experiment's first flow's source:
+    the tail-timer sweep comes first and its first flow leaves the phone."""
+    from tcpenergy.reproduce import sensitivity
+
+    _, reference, values, _ = sensitivity.plan(H.PAPER_ID, "radio.idle_power_w", [0.5], quick=True)
+    assert reference["name"] == H.PROFILES["lte"]
+    assert values == [0.5, reference["radio"]["idle_power_w"]]
+
+
 # --------------------------------------------------------------------------------------------
 # Each rule on crafted runs: it holds where the claim holds and fails where the claim fails
 # --------------------------------------------------------------------------------------------

@@ -135,12 +135,13 @@ def tail_base() -> Dict[str, Any]:
                  "traffic": {"kind": "on_off", "message": 56, "interval": "30s", "distribution": "fixed"},
                  "start": f"{SESSION_START_S + 1}s", "stop": f"{SESSION_STOP_S}s"}
     flows = {"web-keepalive": [keepalive, web], "web": [web], "keepalive": [keepalive]}[reading("tail-traffic")]
+    down, up = LINK_RATES[reading("link-rates")]["lte"]
     return {
         "name": f"huang2012-tail-{reading('tail-traffic')}", "seed": 1, "stop_after": "150s",
         "energy": {"radio_policy": "always_on", "after_completion": TAIL_AFTER},
         "nodes": {"phone": {"profile": lte_profile()}, "server": {"profile": SERVER}},
-        "links": [{"between": ["server", "phone"], "rate": "13Mbps", "delay": ONE_WAY_DELAY, "queue": QUEUE,
-                   "reverse": {"rate": "6Mbps", "delay": ONE_WAY_DELAY, "queue": QUEUE}}],
+        "links": [{"between": ["server", "phone"], "rate": down, "delay": ONE_WAY_DELAY, "queue": QUEUE,
+                   "reverse": {"rate": up, "delay": ONE_WAY_DELAY, "queue": QUEUE}}],
         "flows": flows,
     }
 
