@@ -303,7 +303,7 @@ def write_report(runs, results: Sequence[Mapping[str, Any]], out_dir: Path, exps
                        "per bit (µJ)", "completion (s)"], transfer_rows(runs),
                       "Each download's energy by part, mean over seeds: promotion (radio_transitions), data "
                       "(radio_tx + radio_rx), tail (radio_idle: connected without data, the gaps between "
-                      "packets included); transfer energy by the reading transfer-energy.", "Transfers"),
+                      "packets and waits for the link included); transfer energy by the reading transfer-energy.", "Transfers"),
         table_section(["T_tail (s)", "radio energy (J)", "promotions", "tail time (s)"], tail_rows(runs),
                       "The LTE phone's radio energy over the session and its promotions, by tail timer, "
                       "mean over seeds.", "Tail timer"),
