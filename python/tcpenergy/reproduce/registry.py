@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Dict, List, Mapping, Tuple
 
 # The paper packages, by module name under tcpenergy.reproduce.
-PACKAGES = ("seed000", "seed001", "seed002", "seed003", "seed004")
+PACKAGES = ("seed000", "seed001", "seed002", "seed003", "seed004", "huang2012")
 
 
 @dataclass(frozen=True)
