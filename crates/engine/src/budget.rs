@@ -309,7 +309,7 @@ fn hops(plan: Option<&Plan>, net: &NetworkConfig, f: &FlowConfig) -> (Vec<Hop>, 
     let Some(table) = plan.map(|p| &p.routes) else {
         // The single-path form: one link each way.
         let l = &net.links[0];
-        let hop = |c: &LinkConfig, port| Hop { resource: Resource(0, port), rate_bps: c.rate as f64, channel_members: None };
+        let hop = |c: &LinkConfig, port| Hop { resource: Resource(0, port), rate_bps: c.capacity.rate_bps() as f64, channel_members: None };
         return (vec![hop(&l.forward, 0)], l.reverse.as_ref().map(|r| vec![hop(r, 1)]).unwrap_or_default());
     };
     let route = |a, b| -> Vec<Hop> {

@@ -101,7 +101,7 @@ fn the_single_path_capture_and_counters_stop_at_stop_after() {
     // 100 % loss: the sender retransmits until stop_after; what it queued past then is not sent.
     let mut s = scenario("sack", "1MB", r#"{ kind = "bernoulli", p = 1.0 }"#, "");
     s.stop_after = parse_duration("7s").unwrap();
-    s.path_mut().unwrap().forward.rate = 10_000;
+    s.path_mut().unwrap().forward.capacity = tcpenergy_engine::config::Capacity::Rate(10_000);
     let (r, capture) = run_captured(&s, 1, RunOptions { capture: true, ..Default::default() }).expect("run succeeds");
     let frames = &capture.expect("captured").links[0].frames;
     assert_eq!(frames.len() as u64, r.path.forward.packets_sent);

@@ -20,8 +20,8 @@ fn run(profile: &str, impairments: &str) -> RunResult {
     let extra = format!("[energy]\nsender = \"{profile}\"\nreceiver = \"{profile}\"");
     let mut s = common::scenario("newreno", "300000", impairments, &extra);
     let path = s.path_mut().unwrap();
-    path.forward.rate = 11_000_000;
-    path.reverse.rate = 11_000_000;
+    path.forward.capacity = tcpenergy_engine::config::Capacity::Rate(11_000_000);
+    path.reverse.capacity = tcpenergy_engine::config::Capacity::Rate(11_000_000);
     common::run_seed(&s, 1)
 }
 

@@ -22,8 +22,8 @@ fn measured_pps(p: f64) -> f64 {
     let imp = format!(r#"{{kind="bernoulli", p={p}}}"#);
     let mut s = common::scenario("newreno", "20MB", &imp, "[tcp]\nreceive_buffer = \"4MB\"\ninitial_ssthresh = \"4MB\"");
     // A fast link keeps the RTT at the propagation delay (no queueing): RTT = 40 ms.
-    s.path_mut().unwrap().forward.rate = 100_000_000;
-    s.path_mut().unwrap().reverse.rate = 100_000_000;
+    s.path_mut().unwrap().forward.capacity = tcpenergy_engine::config::Capacity::Rate(100_000_000);
+    s.path_mut().unwrap().reverse.capacity = tcpenergy_engine::config::Capacity::Rate(100_000_000);
     let seeds = 1..=8u64;
     let n = seeds.clone().count() as f64;
     let smss = s.smss().unwrap() as f64;

@@ -56,8 +56,8 @@ fn red_marks_instead_of_dropping_for_an_ecn_sender() {
     // A 1 Mbit/s bottleneck with RED and a large receive window builds a standing queue.
     let build = |v: &str| {
         let mut s = scenario(v, "2MB", "", "[tcp]\nreceive_buffer = \"256KB\"");
-        s.path_mut().unwrap().forward.rate = 1_000_000;
-        s.path_mut().unwrap().reverse.rate = 1_000_000;
+        s.path_mut().unwrap().forward.capacity = tcpenergy_engine::config::Capacity::Rate(1_000_000);
+        s.path_mut().unwrap().reverse.capacity = tcpenergy_engine::config::Capacity::Rate(1_000_000);
         s.path_mut().unwrap().forward.queue = 60;
         s.path_mut().unwrap().forward.red = Some(RedConfig { min_th: 5.0, max_th: 30.0, max_p: 0.1, weight: 0.02, ecn: true });
         s

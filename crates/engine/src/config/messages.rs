@@ -8,7 +8,7 @@
 const TABLES: &[(&str, &str)] = &[
     ("RawScenario", "a scenario table"),
     ("RawPath", "a table of path settings (mtu, frame_overhead, forward, reverse)"),
-    ("RawLink", "a table of link settings (rate, delay, queue, red, cross_traffic, impairments)"),
+    ("RawLink", "a table of link settings (rate or trace, delay, queue, red, cross_traffic, impairments)"),
     ("TcpConfig", "a table of tcp settings (variant, initial_window, min_rto, ...)"),
     ("DelayedAck", "a table { every = <segments>, timeout = \"<duration>\", window_update = <bool> }"),
     ("TrafficConfig", "a table of traffic settings (kind, bytes)"),

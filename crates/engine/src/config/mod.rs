@@ -22,6 +22,7 @@ pub mod network;
 mod overrides;
 pub mod phy;
 mod stack;
+pub mod trace;
 
 pub use battery::{BatteryConfig, BatteryModel};
 pub use e2tcp::{AfterTimeout, E2tcpConfig};
@@ -29,6 +30,7 @@ pub use impairments::{GeState, Impairment, OutageMode, Phase, RouteNotify};
 pub use network::{FlowConfig, FlowId, FlowTraffic, IfaceId, NetworkConfig, NodeId, SplitConfig, Transport};
 pub use overrides::apply_override;
 pub use stack::Stack;
+pub use trace::Trace;
 /// Variant names and properties live in the transport registry.
 pub use crate::tcp::variant::Variant;
 
@@ -166,8 +168,9 @@ pub struct PathConfig {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkConfig {
-    #[serde(with = "serde_units::rate")]
-    pub rate: u64,
+    /// How fast it delivers: scenario key `rate` or `trace`.
+    #[serde(flatten)]
+    pub capacity: Capacity,
     #[serde(with = "serde_units::duration")]
     pub delay: SimDuration,
     /// Queue capacity in packets (drop-tail beyond it).
@@ -179,6 +182,60 @@ pub struct LinkConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cross_traffic: Option<CrossTraffic>,
     pub impairments: Vec<Impairment>,
+}
+
+/// What sets when a link direction's packets leave it: a constant rate (`rate = "2Mbps"`) or a
+/// trace of delivery opportunities (`trace = {...}`, Mahimahi's format: `config::trace`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Capacity {
+    #[serde(rename = "rate", with = "serde_units::rate")]
+    Rate(u64),
+    #[serde(rename = "trace")]
+    Trace(TraceRef),
+}
+
+impl Capacity {
+    /// The rate (bit/s) for whatever asks for one (routing ties, run estimates, radio rate
+    /// checks, fair shares): the constant rate, or the trace's mean rate.
+    pub fn rate_bps(&self) -> u64 {
+        match self {
+            Capacity::Rate(r) => *r,
+            Capacity::Trace(t) => t.mean_bps(),
+        }
+    }
+
+    /// The trace, for a trace-driven direction.
+    pub fn trace(&self) -> Option<&std::sync::Arc<Trace>> {
+        match self {
+            Capacity::Rate(_) => None,
+            Capacity::Trace(t) => Some(&t.0),
+        }
+    }
+
+    /// The scenario key that sets it, for errors (`rate` or `trace`).
+    pub fn key(&self) -> &'static str {
+        match self {
+            Capacity::Rate(_) => "rate",
+            Capacity::Trace(_) => "trace",
+        }
+    }
+}
+
+/// A trace shared by the scenario's copies of a link (a long trace is megabytes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceRef(pub std::sync::Arc<Trace>);
+
+impl std::ops::Deref for TraceRef {
+    type Target = Trace;
+    fn deref(&self) -> &Trace {
+        &self.0
+    }
+}
+
+impl Serialize for TraceRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
 }
 
 /// Constant-rate cross traffic entering a link's queue during `[offset + k*every, + on)`
@@ -614,8 +671,10 @@ impl Default for RawPath {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub(crate) struct RawLink {
-    #[serde(with = "serde_units::rate")]
-    rate: u64,
+    #[serde(with = "serde_units::opt_rate")]
+    rate: Option<u64>,
+    /// Kept as JSON: read by `Trace::from_value` with its key path.
+    trace: Option<Value>,
     #[serde(with = "serde_units::duration")]
     delay: SimDuration,
     queue: u32,
@@ -627,7 +686,8 @@ pub(crate) struct RawLink {
 impl Default for RawLink {
     fn default() -> Self {
         Self {
-            rate: 2_000_000,
+            rate: None,
+            trace: None,
             delay: SimDuration::from_millis(20),
             queue: 100,
             red: None,
@@ -651,6 +711,9 @@ struct RawEnergy {
     #[serde(with = "serde_units::duration")]
     after_completion: SimDuration,
 }
+
+/// A link direction's rate when it gives neither `rate` nor `trace`.
+pub(crate) const DEFAULT_LINK_RATE: u64 = 2_000_000;
 
 /// Largest bulk transfer accepted (sequence arithmetic stays far from overflow).
 pub(crate) const MAX_TRANSFER: u64 = 1_000_000_000_000_000;
@@ -825,7 +888,7 @@ impl Scenario {
             return Err(e("path.mtu", format!("must be between 128 and 65535 bytes, got {}", p.mtu)));
         }
         for (name, link) in [("path.forward", &p.forward), ("path.reverse", &p.reverse)] {
-            if link.rate == 0 {
+            if link.capacity == Capacity::Rate(0) {
                 return Err(e(format!("{name}.rate"), "must be > 0"));
             }
             check_queue(link.queue, &format!("{name}.queue"), "packet")?;
@@ -1088,8 +1151,20 @@ pub(crate) fn resolve_link(raw: RawLink, prefix: &str) -> Result<LinkConfig, Eng
             return Err(EngineError::config(at("packet"), "must be between 40 and 65535 bytes"));
         }
     }
+    let capacity = match (raw.rate, &raw.trace) {
+        (Some(_), Some(_)) => {
+            return Err(EngineError::config(
+                format!("{prefix}.trace"),
+                "a link direction has either rate (a constant rate such as \"2Mbps\") or trace (a delivery-opportunity \
+                 trace: a file's path, or { name = \"...\", ms = [...] }), not both; remove one",
+            ))
+        }
+        (Some(r), None) => Capacity::Rate(r),
+        (None, Some(t)) => Capacity::Trace(TraceRef(std::sync::Arc::new(Trace::from_value(t, &format!("{prefix}.trace"))?))),
+        (None, None) => Capacity::Rate(DEFAULT_LINK_RATE),
+    };
     Ok(LinkConfig {
-        rate: raw.rate,
+        capacity,
         delay: raw.delay,
         queue: raw.queue,
         red: raw.red,

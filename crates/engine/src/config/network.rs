@@ -631,17 +631,27 @@ fn read_link(v: &Value, i: usize, lookup: &dyn Fn(&str, String) -> Result<NodeId
     // Settings shared by both directions, then each direction's own table over them.
     let shared: Map<String, Value> = map.iter().filter(|(k, _)| !LINK_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
     let _: RawLink = typed(&Value::Object(shared.clone()), &at)?;
+    if shared.contains_key("rate") && shared.contains_key("trace") {
+        return Err(err(format!("{at}.trace"), "a link has either rate (a constant rate such as \"2Mbps\") or trace (a delivery-opportunity trace), not both; remove one"));
+    }
     let direction = |key: &str| -> Result<LinkConfig, EngineError> {
         let mut merged = shared.clone();
         match map.get(key) {
             None => {}
-            Some(Value::Object(own)) => merged.extend(own.iter().map(|(k, v)| (k.clone(), v.clone()))),
-            Some(_) => return Err(err(format!("{at}.{key}"), "must be a table of link settings (rate, delay, queue, impairments, ...)")),
+            Some(Value::Object(own)) => {
+                // A direction's own rate or trace replaces the one the link gives both directions.
+                if own.contains_key("rate") || own.contains_key("trace") {
+                    merged.remove("rate");
+                    merged.remove("trace");
+                }
+                merged.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())))
+            }
+            Some(_) => return Err(err(format!("{at}.{key}"), "must be a table of link settings (rate or trace, delay, queue, impairments, ...)")),
         }
         let prefix = format!("{at}.{key}");
         let raw: RawLink = typed(&Value::Object(merged), &prefix)?;
         let cfg = resolve_link(raw, &prefix)?;
-        if cfg.rate == 0 {
+        if cfg.capacity == super::Capacity::Rate(0) {
             return Err(err(format!("{prefix}.rate"), "must be > 0"));
         }
         super::check_queue(cfg.queue, &format!("{prefix}.queue"), "packet")?;

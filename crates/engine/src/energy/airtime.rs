@@ -5,7 +5,9 @@
 //! `path.frame_overhead`: that is queueing and throughput, and may describe a wired or shaped hop
 //! elsewhere on the path. The radio is on the air for its own PHY's airtime of the frame
 //! (`radio.phy`), starting when the link starts serializing it. A profile without a PHY keeps an
-//! abstract radio whose airtime is the link's serialization.
+//! abstract radio whose airtime is the link's serialization. A trace-driven link says only when a
+//! frame leaves; it reports the frame's bytes at one opportunity (1504 bytes) per millisecond,
+//! ending then (`net::opportunities::Opportunities::serve`).
 
 use super::profile::{DeviceProfile, Phy};
 use crate::config::serde_units::format_rate;
@@ -42,16 +44,19 @@ impl RadioAirtime {
 /// A path may be slower than the radios that feed it (a shaped or wired hop elsewhere on the
 /// path), never faster: frames cannot leave a radio faster than its PHY rate. The sender's radio
 /// feeds the forward direction, the receiver's the reverse one.
+/// A trace-driven direction is checked by its mean rate.
 pub fn check_path_rates(path: &PathConfig, energy: &EnergyConfig) -> Result<(), EngineError> {
-    let ends = [("path.forward", path.forward.rate, "energy.sender", &energy.sender), ("path.reverse", path.reverse.rate, "energy.receiver", &energy.receiver)];
-    for (link, rate, node, profile) in ends {
+    let ends = [("path.forward", &path.forward.capacity, "energy.sender", &energy.sender), ("path.reverse", &path.reverse.capacity, "energy.receiver", &energy.receiver)];
+    for (link, capacity, node, profile) in ends {
         let Some(phy) = profile.profile.radio.phy else { continue };
+        let rate = capacity.rate_bps();
         if rate > phy.rate {
             let name = profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
+            let what = if capacity.trace().is_some() { "the trace's mean rate, " } else { "" };
             return Err(EngineError::config(
-                format!("{link}.rate"),
+                format!("{link}.{}", capacity.key()),
                 format!(
-                    "{} is faster than the radio of {node}{name}: its radio.phy.rate is {}, so this rate must be at most {} \
+                    "{what}{} is faster than the radio of {node}{name}: its radio.phy.rate is {}, so this rate must be at most {} \
                      (a path slower than the radio is a shaped or wired hop; frames cannot leave the radio faster than its PHY rate)",
                     format_rate(rate),
                     format_rate(phy.rate),

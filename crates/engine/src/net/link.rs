@@ -1,5 +1,5 @@
-//! One direction of a hop: a drop-tail queue at the transmitter, serialization at the link rate,
-//! the impairments, and propagation delay.
+//! One direction of a hop: a drop-tail queue at the transmitter, serialization at the link rate
+//! or by a trace of delivery opportunities, the impairments, and propagation delay.
 //!
 //! The link rate and `path.frame_overhead` set queueing and throughput: they may describe a wired
 //! or shaped hop elsewhere on the path. How long the end nodes' radios are on the air for a frame
@@ -10,14 +10,23 @@
 //! at the end time, in transmission order, exactly as if a "transmission done" event had fired.
 //! The queue length seen by a new packet is the number of packets scheduled but not yet started.
 //!
+//! A trace-driven direction (`trace` instead of `rate`) is the same FIFO whose transmitter follows
+//! Mahimahi's delivery opportunities (`net::opportunities`): a packet starts at the opportunity
+//! that carries its first byte and ends at the one that carries its last, and occupies
+//! (IP bytes + Mahimahi's 4-byte TUN header + `frame_overhead`) of them, so a 1500-byte packet
+//! fills one opportunity as in Mahimahi. Its reported `start` is when the radio is taken to send
+//! it (`Opportunities::serve`), the queue's own bookkeeping uses the first byte's opportunity.
+//!
 //! Counters follow the packets as they move, not when they are queued: a packet is sent (and, if
 //! the channel loses it, lost) when its serialization ends, and delivered when it arrives at the
 //! far end (the world reports arrivals, [`Link::arrived`]). Drop-tail and RED decisions happen
 //! when the packet reaches the queue. Read the counters with [`Link::counters_at`].
 
 use super::impair::{self, AnyImpairment, RouteNotice, Verdict};
+use super::opportunities::Opportunities;
 use super::queue::red::{Red, RedVerdict};
 use crate::sim::rng::Stream;
+use crate::config::trace::TUN_HEADER_BYTES;
 use crate::config::LinkConfig;
 use crate::units::{airtime, SimDuration, SimTime};
 use serde::Serialize;
@@ -50,7 +59,10 @@ pub struct LinkCounters {
 pub struct Link {
     pub from: usize,
     pub to: usize,
+    /// The constant rate, or a trace's mean rate (RED's idle-time estimate uses it).
     rate_bps: u64,
+    /// A trace-driven direction's opportunities; `None` at a constant rate.
+    trace: Option<Opportunities>,
     delay: SimDuration,
     capacity: usize,
     frame_overhead: u32,
@@ -106,10 +118,12 @@ impl Link {
             .enumerate()
             .map(|(i, c)| AnyImpairment::new(c, run_seed, &format!("{name}.impairments.{i}")))
             .collect();
+        let rate_bps = cfg.capacity.rate_bps();
         Self {
             from,
             to,
-            rate_bps: cfg.rate,
+            rate_bps,
+            trace: cfg.capacity.trace().map(|t| Opportunities::new(t.clone())),
             delay: cfg.delay,
             capacity: cfg.queue as usize,
             frame_overhead,
@@ -118,13 +132,13 @@ impl Link {
             impairments,
             red: cfg.red.map(|r| Red::new(r, Stream::new(run_seed, &format!("{name}.red")))),
             cross: cfg.cross_traffic.map(Cross::new),
-            airtime_memo: (0, airtime(frame_overhead as u64, cfg.rate)),
+            airtime_memo: (0, airtime(frame_overhead as u64, rate_bps)),
             unsent: VecDeque::with_capacity(cfg.queue as usize + 1),
             counters: LinkCounters::default(),
         }
     }
 
-    /// Serialization time of an IP packet of `wire_len` bytes.
+    /// Serialization time of an IP packet of `wire_len` bytes at the constant rate.
     #[inline]
     pub fn airtime(&self, wire_len: u32) -> SimDuration {
         airtime((wire_len + self.frame_overhead) as u64, self.rate_bps)
@@ -137,10 +151,14 @@ impl Link {
         self.send_from(now, now, wire_len, ect)
     }
 
-    /// When a packet handed in at `now` would start, were it free to go at once.
+    /// When a packet handed in at `now` would start, were it free to go at once (on a
+    /// trace-driven direction: the opportunity its first byte would take).
     #[inline]
     pub fn next_start(&self, now: SimTime) -> SimTime {
-        now.max(self.busy_until)
+        match &self.trace {
+            None => now.max(self.busy_until),
+            Some(t) => t.next_after(now),
+        }
     }
 
     /// The propagation delay.
@@ -170,15 +188,23 @@ impl Link {
         if ce {
             self.counters.marked_ce += 1;
         }
-        let start = ready.max(self.busy_until);
-        if self.airtime_memo.0 != wire_len {
-            self.airtime_memo = (wire_len, self.airtime(wire_len));
-        }
-        let end = start + self.airtime_memo.1;
-        self.busy_until = end;
-        if start > now {
-            self.starts.push_back(start);
-        }
+        let (start, end) = if let Some(t) = &mut self.trace {
+            let s = t.serve(ready, wire_len + TUN_HEADER_BYTES + self.frame_overhead);
+            self.busy_until = s.end;
+            self.starts.push_back(s.first);
+            (s.radio_start, s.end)
+        } else {
+            let start = ready.max(self.busy_until);
+            if self.airtime_memo.0 != wire_len {
+                self.airtime_memo = (wire_len, self.airtime(wire_len));
+            }
+            let end = start + self.airtime_memo.1;
+            self.busy_until = end;
+            if start > now {
+                self.starts.push_back(start);
+            }
+            (start, end)
+        };
         // Most directions have no impairment (a path's reverse one, typically): no call then.
         let verdict = if self.impairments.is_empty() { Verdict::Pass } else { impair::apply(&mut self.impairments, end, wire_len + self.frame_overhead) };
         let (fate, outcome) = match verdict {
@@ -272,10 +298,16 @@ impl Link {
             match self.admit(t, false) {
                 Admission::Dropped { .. } => self.counters.cross_dropped += 1,
                 Admission::Queued { .. } => {
-                    let start = t.max(self.busy_until);
-                    self.busy_until = start + self.airtime(size);
-                    if start > t {
-                        self.starts.push_back(start);
+                    if let Some(o) = &mut self.trace {
+                        let s = o.serve(t, size + TUN_HEADER_BYTES + self.frame_overhead);
+                        self.busy_until = s.end;
+                        self.starts.push_back(s.first);
+                    } else {
+                        let start = t.max(self.busy_until);
+                        self.busy_until = start + self.airtime(size);
+                        if start > t {
+                            self.starts.push_back(start);
+                        }
                     }
                 }
             }
@@ -317,18 +349,175 @@ impl Cross {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::LinkConfig;
+    use crate::config::{Capacity, LinkConfig};
+
+    fn config(capacity: Capacity, queue: u32) -> LinkConfig {
+        LinkConfig { capacity, delay: SimDuration::from_millis(10), queue, red: None, cross_traffic: None, impairments: vec![] }
+    }
 
     fn link(queue: u32) -> Link {
-        let cfg = LinkConfig {
-            rate: 1_000_000,
-            delay: SimDuration::from_millis(10),
-            queue,
-            red: None,
-            cross_traffic: None,
-            impairments: vec![],
+        Link::new(&config(Capacity::Rate(1_000_000), queue), 0, 1, 0, 1, "l")
+    }
+
+    fn trace_link(ms: &[u64], queue: u32) -> Link {
+        let trace = crate::config::Trace { name: "t".into(), ms: ms.to_vec() };
+        let capacity = Capacity::Trace(crate::config::TraceRef(std::sync::Arc::new(trace)));
+        Link::new(&config(capacity, queue), 0, 1, 0, 1, "l")
+    }
+
+    const MS: u64 = 1_000_000;
+
+    /// When each packet (arrival in ns, IP bytes) leaves the link, in ns; `None` if dropped.
+    fn ends(l: &mut Link, packets: &[(u64, u32)]) -> Vec<Option<u64>> {
+        packets
+            .iter()
+            .map(|&(t, bytes)| match l.send(SimTime(t), bytes, false) {
+                Fate::Arrives { end, at, .. } => {
+                    assert_eq!(at, end + SimDuration::from_millis(10), "propagation follows the trace's delivery");
+                    Some(end.0)
+                }
+                Fate::Lost { .. } => unreachable!("no impairments"),
+                Fate::QueueFull => None,
+            })
+            .collect()
+    }
+
+    fn in_ms(v: &[u64]) -> Vec<Option<u64>> {
+        v.iter().map(|&m| Some(m * MS)).collect()
+    }
+
+    // The trace-driven link follows Mahimahi's LinkQueue (src/frontend/link_queue.cc,
+    // `rationalize`) and the trace format of its traces/README. A 1500-byte IP packet is 1504
+    // bytes as Mahimahi queues it (its TUN header): one whole opportunity.
+
+    #[test]
+    fn packets_leave_at_the_opportunities_their_last_bytes_take_mahimahi_link_queue() {
+        let mut l = trace_link(&[2, 4, 4, 7], 100);
+        // Two opportunities at 4 ms carry two packets then; the fifth waits for the repetition.
+        assert_eq!(ends(&mut l, &[(0, 1500); 5]), in_ms(&[2, 4, 4, 7, 9]));
+    }
+
+    #[test]
+    fn packets_share_an_opportunity_in_order_mahimahi_link_queue() {
+        let mut l = trace_link(&[1], 100);
+        // 504 + 504 bytes fit in the opportunity at 1 ms; the third's last 8 bytes go at 2 ms,
+        // where the fourth fits in what is left.
+        assert_eq!(ends(&mut l, &[(0, 500); 4]), in_ms(&[1, 1, 2, 2]));
+    }
+
+    #[test]
+    fn a_packet_larger_than_what_is_left_spans_opportunities_mahimahi_link_queue() {
+        let mut l = trace_link(&[1], 100);
+        // 4004 bytes: all of 1 and 2 ms, 996 of 3 ms; the next 1004 bytes take the 508 left at
+        // 3 ms and 496 at 4 ms.
+        assert_eq!(ends(&mut l, &[(0, 4000), (0, 1000)]), in_ms(&[3, 4]));
+        // It counts as sent when its last byte leaves.
+        assert_eq!(l.counters_at(SimTime(3 * MS - 1)).packets_sent, 0);
+        assert_eq!(l.counters_at(SimTime(3 * MS)).packets_sent, 1);
+    }
+
+    #[test]
+    fn a_packet_arriving_at_an_opportunitys_time_cannot_use_it_mahimahi_link_queue() {
+        // rationalize(now) spends the opportunities at or before now before enqueueing.
+        for (t, end) in [(2 * MS - 1, 2), (2 * MS, 3), (2 * MS + 1, 3)] {
+            let mut l = trace_link(&[1], 100);
+            assert_eq!(ends(&mut l, &[(t, 1500)]), in_ms(&[end]), "arriving at {t} ns");
+        }
+    }
+
+    #[test]
+    fn capacity_nobody_is_queued_for_is_lost_mahimahi_link_queue() {
+        let mut l = trace_link(&[1], 100);
+        // What is left of the opportunity at 1 ms is lost to a packet arriving at 1 ms, which
+        // waits for the one at 2 ms...
+        assert_eq!(ends(&mut l, &[(0, 500), (MS, 500)]), in_ms(&[1, 2]));
+        // ...and ten idle milliseconds leave no backlog of capacity: one packet per ms after.
+        let burst: Vec<(u64, u32)> = vec![(12 * MS + MS / 2, 1500); 4];
+        assert_eq!(ends(&mut l, &burst), in_ms(&[13, 14, 15, 16]));
+    }
+
+    #[test]
+    fn the_trace_repeats_with_the_period_of_its_last_timestamp_mahimahi_traces_readme() {
+        let mut l = trace_link(&[1, 2, 5], 100);
+        assert_eq!(ends(&mut l, &[(MS / 2, 1500); 7]), in_ms(&[1, 2, 5, 6, 7, 10, 11]));
+        // Far into the trace's 20th repetition: 100 + 1 ms.
+        assert_eq!(ends(&mut l, &[(100 * MS + 1, 1500)]), in_ms(&[101]));
+        // A trace whose first timestamp is 0 has, at each multiple of the period, the last
+        // entries of one repetition and the first of the next: here two opportunities.
+        let mut l = trace_link(&[0, 3], 100);
+        assert_eq!(ends(&mut l, &[(0, 1500); 5]), in_ms(&[3, 3, 6, 6, 9]));
+    }
+
+    #[test]
+    fn the_drop_tail_queue_holds_the_packets_whose_first_byte_has_not_left_mahimahi_link_queue() {
+        // Mahimahi's drop-tail limit counts the packets not yet dequeued; a packet is dequeued at
+        // the opportunity of its first byte. One opportunity every 10 ms, room for two.
+        let mut l = trace_link(&[10], 2);
+        assert_eq!(ends(&mut l, &[(0, 1500), (0, 1500), (0, 1500)]), vec![Some(10 * MS), Some(20 * MS), None]);
+        // After 10 ms the first has gone: room for one more.
+        assert_eq!(ends(&mut l, &[(10 * MS, 1500), (10 * MS, 1500)]), vec![Some(30 * MS), None]);
+        assert_eq!(l.counters_at(SimTime(10 * MS)).dropped_queue, 2);
+    }
+
+    #[test]
+    fn a_one_line_trace_of_1_carries_what_a_12_032_mbps_link_does_mahimahi_traces_readme() {
+        // "a link that can pass one MTU-sized packet per millisecond (12 Mbps) can be
+        // represented by a file that contains just 1": 1504 bytes per ms, 12.032 Mbit/s. Both
+        // links are offered more than they carry for 20 s; at a constant rate the 4 bytes the
+        // trace counts per packet are frame overhead.
+        let mut trace = trace_link(&[1], 100);
+        let mut constant = Link::new(&config(Capacity::Rate(12_032_000), 100), 0, 1, 4, 1, "l");
+        let horizon = SimTime(20_000 * MS);
+        let mut t = 0;
+        while t < horizon.0 {
+            trace.send(SimTime(t), 1500, false);
+            constant.send(SimTime(t), 1500, false);
+            t += 900_000;
+        }
+        let (a, b) = (trace.counters_at(horizon), constant.counters_at(horizon));
+        assert!(a.packets_sent.abs_diff(b.packets_sent) <= 1, "trace {a:?}, constant {b:?}");
+        assert!(a.packets_sent.abs_diff(20_000) <= 1, "{a:?}");
+        assert!(a.dropped_queue.abs_diff(b.dropped_queue) <= 1, "trace {a:?}, constant {b:?}");
+    }
+
+    #[test]
+    fn a_trace_driven_frame_reports_a_nonempty_radio_interval_ending_at_its_delivery() {
+        let mut l = trace_link(&[1], 100);
+        // Alone, arriving at 0.2 ms: on the air from 0.2 ms until it leaves at 1 ms.
+        assert_eq!(
+            l.send(SimTime(MS / 5), 1500, false),
+            Fate::Arrives { start: SimTime(MS / 5), end: SimTime(MS), at: SimTime(11 * MS), ce: false, notice: None }
+        );
+    }
+
+    #[test]
+    fn a_direction_takes_either_rate_or_trace_and_bad_traces_are_refused_naming_the_key() {
+        let err = |text: &str| match crate::Scenario::from_toml(text) {
+            Err(crate::error::EngineError::Config { path, message }) => (path, message),
+            other => panic!("expected an error, got {other:?}"),
         };
-        Link::new(&cfg, 0, 1, 0, 1, "l")
+        let (path, msg) = err("[path.forward]\nrate = \"2Mbps\"\ntrace = { ms = [1] }");
+        assert_eq!(path, "path.forward.trace");
+        assert!(msg.contains("either rate") && msg.contains("not both"), "{msg}");
+        let (path, msg) = err("[path.reverse]\ntrace = { name = \"up\", ms = [1, 3, 2] }");
+        assert_eq!(path, "path.reverse.trace.ms.2");
+        assert!(msg.contains("\"up\"") && msg.contains("line 3"), "{msg}");
+        let (path, msg) = err("[path.forward]\ntrace = \"traces/x.down\"");
+        assert_eq!(path, "path.forward.trace");
+        assert!(msg.contains("inline"), "{msg}");
+        // The mean rate is what the radio check sees: 12.032 Mbit/s is beyond an 11 Mbit/s PHY.
+        let (path, msg) = err("[path.forward]\ntrace = { ms = [1] }");
+        assert_eq!(path, "path.forward.trace");
+        assert!(msg.contains("mean rate") && msg.contains("12032kbps"), "{msg}");
+        // In a network, a direction's own rate or trace replaces the one the link gives both.
+        let net = "[nodes]\na = { profile = \"ideal-nic-0.3\" }\nb = { profile = \"ideal-nic-0.3\" }\n\
+                   [[links]]\nbetween = [\"a\", \"b\"]\ntrace = { ms = [1] }\nreverse = { rate = \"1Mbps\" }\n\
+                   [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ntraffic = { kind = \"bulk\", bytes = 1000 }\n";
+        let s = crate::Scenario::from_toml(net).unwrap_or_else(|e| panic!("{e}"));
+        let l = &s.network().unwrap().links[0];
+        assert_eq!((l.forward.capacity.rate_bps(), &l.reverse.as_ref().unwrap().capacity), (12_032_000, &Capacity::Rate(1_000_000)));
+        let (path, _) = err(&net.replace("reverse = { rate = \"1Mbps\" }", "rate = \"1Mbps\""));
+        assert_eq!(path, "links.0.trace");
     }
 
     #[test]

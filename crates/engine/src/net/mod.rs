@@ -3,6 +3,7 @@
 pub mod impair;
 pub mod link;
 pub mod medium;
+pub mod opportunities;
 pub mod queue;
 pub mod routing;
 pub mod tally;

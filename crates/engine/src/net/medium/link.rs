@@ -28,28 +28,31 @@ pub fn ports(l: &NetLink, each: &mut dyn FnMut(u32, NodeId, NodeId)) {
     }
 }
 
+/// The direction's rate: a trace-driven one's mean rate.
 pub fn rate_bps(l: &NetLink, port: u32) -> u64 {
     match (port, &l.reverse) {
-        (1, Some(r)) => r.rate,
-        _ => l.forward.rate,
+        (1, Some(r)) => r.capacity.rate_bps(),
+        _ => l.forward.capacity.rate_bps(),
     }
 }
 
-/// Each direction is fed by its sending node's radio.
+/// Each direction is fed by its sending node's radio (a trace-driven one, on average).
 pub fn check_radio_rates(l: &NetLink, net: &NetworkConfig, k: usize) -> Result<(), EngineError> {
     let dirs = [(Some(&l.forward), 0usize, "forward"), (l.reverse.as_ref(), 1, "reverse")];
     for (cfg, end, key) in dirs {
         let Some(cfg) = cfg else { continue };
         let node = &net.nodes[l.ends[end].index()];
         let Some(phy) = node.profile.profile.radio.phy else { continue };
-        if cfg.rate > phy.rate {
+        let rate = cfg.capacity.rate_bps();
+        if rate > phy.rate {
             let name = node.profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
+            let what = if cfg.capacity.trace().is_some() { "the trace's mean rate, " } else { "" };
             return Err(EngineError::config(
-                format!("links.{k}.{key}.rate"),
+                format!("links.{k}.{key}.{}", cfg.capacity.key()),
                 format!(
-                    "{} is faster than the radio of node {:?}{name}: its radio.phy.rate is {}, so this rate must be at most {} \
+                    "{what}{} is faster than the radio of node {:?}{name}: its radio.phy.rate is {}, so this rate must be at most {} \
                      (give the node a profile whose radio is faster, or without a PHY, for a wired hop)",
-                    format_rate(cfg.rate),
+                    format_rate(rate),
                     node.name,
                     format_rate(phy.rate),
                     format_rate(phy.rate),
