@@ -119,13 +119,14 @@ def to_json(value: Any, path: str) -> str:
 
 def encode_overrides(overrides: Iterable[Override]) -> list:
     """(dotted key, Python value) pairs as the engine takes them: (dotted key, JSON text)."""
-    from tcpenergy.profile_files import resolve_override
+    from tcpenergy import profile_files, trace_files
 
     encoded = []
     for key, value in overrides:
         if not isinstance(key, str) or not key:
             raise scenario_error("", f"override keys must be non-empty dotted strings, got {key!r}")
-        encoded.append((key, to_json(resolve_override(key, value), key)))
+        value = trace_files.resolve_override(key, profile_files.resolve_override(key, value))
+        encoded.append((key, to_json(value, key)))
     return encoded
 
 
@@ -140,11 +141,14 @@ def make_scenario(data: Mapping, source: Optional[Path] = None) -> Scenario:
     """Validate ``data`` with the engine and wrap it in a Scenario."""
     if not isinstance(data, Mapping):
         raise scenario_error("", f"a scenario must be a table (dict), got {type(data).__name__}")
-    from tcpenergy.profile_files import resolve_in_document
+    from tcpenergy import profile_files, trace_files
 
     data = copy.deepcopy(dict(data))
-    # A profile named by file is read now: relative to the scenario file, else the current directory.
-    resolve_in_document(data, source.parent if source is not None else None)
+    # Profiles and traces named by file are read now: relative to the scenario file, else the
+    # current directory.
+    base_dir = source.parent if source is not None else None
+    profile_files.resolve_in_document(data, base_dir)
+    trace_files.resolve_in_document(data, base_dir)
     if source is not None and "name" not in data:
         # A scenario file without a name is named after the file, so its records say where they came from.
         data["name"] = source.stem

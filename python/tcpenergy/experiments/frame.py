@@ -3,7 +3,7 @@ store share runs), every scenario key and result field a column.
 
 Columns: run_key, seed, status, error, sweep, wall_s (and scenario_hash, engine_version, cell,
 created_at); each scenario key in dotted form ("tcp.variant", "path.forward.impairments.0.p"; a
-device profile given inline appears as its name); each result field as the record nests it
+device profile given inline appears as its name, and so does a link's trace); each result field as the record nests it
 ("flow.goodput_bps", "energy.sender.breakdown_j.cpu"; of a network run also
 "flows.<flow name>.goodput_bps", "nodes.<node>.total_j", "links.<from>-><to>.dropped_queue",
 "network.jain_fairness"); and "label.<axis>" for each axis label.
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 from tcpenergy.experiments.plan import mode_of
 from tcpenergy.outputs import OutputPathError, atomic_write
 from tcpenergy.records import flatten, flows_by_name
+from tcpenergy.trace_files import labelled
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +53,8 @@ def _profile_keys(scenario: Mapping[str, Any]) -> List[str]:
 
 
 def flatten_scenario(scenario: Mapping[str, Any]) -> Dict[str, Any]:
+    # A link's trace is one column, its name, not one per timestamp.
+    scenario = labelled(scenario)
     flat = flatten(_index_lists({k: v for k, v in scenario.items() if k != "seed"}))
     for key in _profile_keys(scenario):
         # An inline profile flattens into many columns; its name is the one that matters here.

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tcpenergy.report.units import plain
+from tcpenergy.trace_files import label, mean_rate_bps
 
 
 def _inline(value: Any) -> str:
@@ -25,8 +26,18 @@ def _inline(value: Any) -> str:
     return plain(value)
 
 
+def _capacity(link: Mapping[str, Any]) -> str:
+    trace = link.get("trace")
+    if trace is None:
+        return plain(link.get("rate"))
+    ms = (trace.get("ms") or []) if isinstance(trace, Mapping) else []
+    count = f"{len(ms)} opportunit{'y' if len(ms) == 1 else 'ies'}"
+    return (f"trace {label(trace)} ({count}, period {ms[-1] if ms else 0} ms, "
+            f"mean {mean_rate_bps(trace) / 1e6:.3f} Mbit/s)")
+
+
 def _direction(link: Mapping[str, Any]) -> str:
-    parts = [plain(link.get("rate")), f"delay {plain(link.get('delay'))}",
+    parts = [_capacity(link), f"delay {plain(link.get('delay'))}",
              f"queue {plain(link.get('queue'))}"]
     impairments = link.get("impairments") or []
     parts.append(", ".join(_inline(i) for i in impairments) if impairments else "no impairments")
