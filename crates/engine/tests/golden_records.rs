@@ -11,18 +11,17 @@
 
 mod common;
 
-use common::scenario_files;
+use common::{read_scenario_file, scenario_files};
 
 use serde_json::Value;
 use std::path::Path;
-use tcpenergy_engine::{run_json, RunOptions, Scenario};
+use tcpenergy_engine::{run_json, RunOptions};
 
 const SEEDS: [u64; 2] = [1, 2];
 const FLOAT_TOLERANCE: f64 = 1e-12;
 
 fn record(path: &Path, seed: u64) -> Value {
-    let text = std::fs::read_to_string(path).unwrap();
-    let scenario = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let scenario = read_scenario_file(path);
     let json = run_json(&scenario, seed, RunOptions::default()).unwrap();
     let mut value: Value = serde_json::from_str(&json).unwrap();
     value.as_object_mut().unwrap().remove("engine_version");

@@ -12,9 +12,7 @@ use tcpenergy_engine::{run_profiled, AnyRecord, EngineError, RunOptions, Scenari
 
 /// A scenario file as the JSON document the Python side sends.
 fn document(path: &std::path::Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
-    let doc: toml::Value = toml::from_str(&text).unwrap();
-    serde_json::to_string(&doc).unwrap()
+    common::read_scenario_document(path).to_string()
 }
 
 /// `(slot key, profile table)` of every node: `energy.sender`/`energy.receiver` or `nodes.NAME.profile`.

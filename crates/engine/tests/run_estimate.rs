@@ -16,7 +16,7 @@ const SMALL_MACHINE: Limits = Limits { events: MAX_EVENTS, memory_bytes: FALLBAC
 #[test]
 fn every_shipped_scenario_is_estimated_within_the_limits_and_at_or_above_its_events() {
     for path in scenario_files() {
-        let s = Scenario::from_toml(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let s = common::read_scenario_file(&path);
         let name = path.file_stem().unwrap().to_str().unwrap();
         for opts in [RunOptions::default(), RunOptions { capture: true, trace: true, ..Default::default() }] {
             let e = budget::estimate(&s, &opts);

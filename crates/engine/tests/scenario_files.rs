@@ -1,19 +1,15 @@
 //! Every scenario under `scenarios/` parses and runs to completion as it is (both forms).
 
+mod common;
+
 use tcpenergy_engine::config::FlowTraffic;
-use tcpenergy_engine::{run, run_network, RunOptions, Scenario};
+use tcpenergy_engine::{run, run_network, RunOptions};
 
 #[test]
 fn every_example_scenario_runs_to_completion() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
     let mut n = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for path in common::scenario_files() {
+        let s = common::read_scenario_file(&path);
         n += 1;
         if let Some(net) = s.network() {
             let r = run_network(&s, s.seed).unwrap();

@@ -184,6 +184,43 @@ pub fn drop_first_tx_of(smss: u32, indices: &'static [u64]) -> impl FnMut(usize,
     }
 }
 
+/// A scenario file as the Python package reads it (`tcpenergy/trace_files.py`): a link's `trace`
+/// given as a file's path, relative to the scenario file, becomes the inline table the engine
+/// takes, `{ name, ms }`. The engine itself reads no files.
+pub fn read_scenario_file(path: &std::path::Path) -> Scenario {
+    Scenario::from_value(&read_scenario_document(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The document of a scenario file with its traces inlined, as [`read_scenario_file`] reads it.
+pub fn read_scenario_document(path: &std::path::Path) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut doc: Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let inline = |t: &mut Value| {
+        if let Some(file) = t.get("trace").and_then(Value::as_str).map(|f| path.parent().unwrap().join(f)) {
+            let lines = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let ms: Vec<u64> = lines.lines().map(|l| l.trim().parse().unwrap()).collect();
+            t["trace"] = json!({ "name": file.file_name().unwrap().to_str().unwrap(), "ms": ms });
+        }
+    };
+    for dir in ["forward", "reverse"] {
+        if let Some(t) = doc.get_mut("path").and_then(|p| p.get_mut(dir)) {
+            inline(t);
+        }
+    }
+    if let Some(links) = doc.get_mut("links").and_then(Value::as_array_mut) {
+        for link in links {
+            inline(link);
+            for dir in ["forward", "reverse"] {
+                if let Some(t) = link.get_mut(dir) {
+                    inline(t);
+                }
+            }
+        }
+    }
+    doc
+}
+
 /// Every scenario file shipped under `scenarios/`, in name order.
 pub fn scenario_files() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
