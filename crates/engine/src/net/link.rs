@@ -481,6 +481,16 @@ mod tests {
     }
 
     #[test]
+    fn a_packet_held_until_its_radio_is_ready_takes_the_opportunities_after_that() {
+        // A cellular radio being promoted (`send_from`): the opportunities before it is ready
+        // pass unused, and the radio is on the air from then at the earliest.
+        let mut l = trace_link(&[1], 100);
+        let f = l.send_from(SimTime(0), SimTime(5 * MS), 1500, false);
+        assert!(matches!(f, Fate::Arrives { start, end, .. } if start == SimTime(5 * MS) && end == SimTime(6 * MS)), "{f:?}");
+        assert_eq!(l.next_start(SimTime(5 * MS)), SimTime(7 * MS));
+    }
+
+    #[test]
     fn a_trace_driven_frame_reports_a_nonempty_radio_interval_ending_at_its_delivery() {
         let mut l = trace_link(&[1], 100);
         // Alone, arriving at 0.2 ms: on the air from 0.2 ms until it leaves at 1 ms.
