@@ -28,8 +28,8 @@ fn node_profiles(s: &Scenario) -> Vec<(String, Value)> {
     }
 }
 
-/// Every meter figure of `p` scaled by `k` (powers, clock, cycle costs) and another wake time;
-/// the PHY is kept.
+/// Every meter figure of `p` scaled by `k` (powers, clock, cycle costs) and another wake time
+/// (but for a cellular radio, whose timers are kept); the PHY is kept.
 fn scaled(p: &Value, k: f64, wake: &str) -> Value {
     let mut p = p.clone();
     let scale = |v: &mut Value| {
@@ -41,7 +41,26 @@ fn scaled(p: &Value, k: f64, wake: &str) -> Value {
     for key in ["tx_power_w", "rx_power_w", "idle_power_w", "sleep_power_w", "wake_power_w"] {
         scale(&mut p["radio"][key]);
     }
-    p["radio"]["wake_time"] = json!(wake);
+    // A cellular radio's promotion and timers decide when its link carries each frame, so a
+    // further profile keeps them (`profiles::check`); its powers and per-bit costs scale.
+    if let Some(rrc) = p["radio"].get_mut("rrc") {
+        for key in ["uplink_j_per_mbit", "downlink_j_per_mbit"] {
+            scale(&mut rrc[key]);
+        }
+        scale(&mut rrc["paging"]["power_w"]);
+        if let Value::Array(tail) = &mut rrc["tail"] {
+            for state in tail {
+                if state.get("power_w").is_some() {
+                    scale(&mut state["power_w"]);
+                }
+                if state.get("drx").is_some() {
+                    scale(&mut state["drx"]["power_w"]);
+                }
+            }
+        }
+    } else {
+        p["radio"]["wake_time"] = json!(wake);
+    }
     scale(&mut p["cpu"]["active_power_w"]);
     scale(&mut p["cpu"]["frequency_hz"]);
     if let Value::Object(cycles) = &mut p["cpu"]["cycles"] {
