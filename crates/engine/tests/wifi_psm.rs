@@ -28,6 +28,7 @@ fn bss(power_save: bool, listen_interval: u32) -> Dcf<u32> {
         beacon_interval: BEACON,
         listen_interval,
         power_save: vec![false, power_save],
+        psm_timeout: SimDuration::ZERO,
     });
     Dcf::new(cfg, Vec::new(), 7, "channels.0")
 }

@@ -17,6 +17,8 @@
 //! listen to: the AP buffers their frames, announces them in the beacon's TIM, and releases one
 //! per PS-Poll; a dozing station hears nothing and wakes at once when it has a frame to send.
 
+use super::ampdu::{self, Held, Reorder};
+use super::ht::HtPhy;
 use super::phy::{self, MacTiming, Preamble, Standard};
 use crate::net::impair::{self, AnyImpairment, Verdict};
 use crate::sim::rng::Stream;
@@ -43,6 +45,12 @@ pub struct DcfConfig {
     pub hears: Vec<Vec<bool>>,
     /// Infrastructure mode (an access point, beacons, power save); `None`: ad hoc.
     pub infrastructure: Option<Infrastructure>,
+    /// 802.11n/ac: data frames are QoS data MPDUs in HT or VHT PPDUs of this PHY; `None`: the
+    /// legacy PHY of `standard` at `data_rate`.
+    pub ht: Option<HtPhy>,
+    /// With `ht`: MPDUs per A-MPDU at most, answered by a block ack (802.11-2020 10.12,
+    /// 10.25); 0: no aggregation (each MPDU in its own PPDU, answered by an ACK).
+    pub ampdu_max: u32,
 }
 
 /// An access point and its stations' power management (802.11-2020 11.1.3, 11.2.3).
@@ -56,6 +64,9 @@ pub struct Infrastructure {
     pub listen_interval: u32,
     /// Which stations are in power-save mode (never the AP).
     pub power_save: Vec<bool>,
+    /// Adaptive power save: a station in power-save mode stays awake, in active mode, this long
+    /// after its last data frame; zero: it dozes at once.
+    pub psm_timeout: SimDuration,
 }
 
 /// The addressee of a broadcast frame (a beacon).
@@ -76,6 +87,8 @@ impl DcfConfig {
             queue: 50,
             hears: (0..n).map(|a| (0..n).map(|b| a != b).collect()).collect(),
             infrastructure: None,
+            ht: None,
+            ampdu_max: 0,
         }
     }
 }
@@ -105,6 +118,8 @@ pub enum TimerKind {
     NavReset,
     /// A target beacon transmission time (the AP's timer).
     Tbtt,
+    /// Adaptive power save: the station's stay-awake timeout after its last data frame.
+    PsmTimeout,
 }
 
 /// Kinds of frames on the air.
@@ -118,6 +133,21 @@ pub enum FrameKind {
     Beacon,
     /// A dozing station asks the AP for one buffered frame.
     PsPoll,
+    /// An HT or VHT PPDU carrying an A-MPDU of data MPDUs for one receiver.
+    Ampdu,
+    /// The compressed BlockAck answering an A-MPDU or a BlockAckReq.
+    BlockAck,
+    /// A BlockAckReq: the originator moves the recipient's window past MPDUs it gave up.
+    BlockAckReq,
+    /// A (QoS) Null data frame announcing the power management mode (11.2.3.2).
+    Null,
+}
+
+impl FrameKind {
+    /// Frames that carry data (the rest are control and management frames for the meters).
+    pub fn is_data(self) -> bool {
+        matches!(self, FrameKind::Data | FrameKind::Ampdu)
+    }
 }
 
 /// How a station's radio spent an interval of airtime (for the energy meter).
@@ -176,6 +206,14 @@ pub enum Out<P> {
         awake: bool,
         at: SimTime,
     },
+    /// The part [start, end) of an A-MPDU's airtime (reported by `Air`) that carried
+    /// retransmitted MPDUs, at a station that sent or received it.
+    RetryShare {
+        station: usize,
+        role: AirRole,
+        start: SimTime,
+        end: SimTime,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +240,22 @@ pub struct StationCounters {
     pub duplicates: u64,
     pub beacons_sent: u64,
     pub ps_polls_sent: u64,
+    /// A-MPDUs sent, and the MPDUs they carried (first transmissions and retries).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ampdus_sent: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ampdu_mpdus: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub block_acks_sent: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub block_ack_reqs_sent: u64,
+    /// Null data frames announcing a power management mode (adaptive power save).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nulls_sent: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl StationCounters {
@@ -220,6 +274,11 @@ impl StationCounters {
         self.duplicates += o.duplicates;
         self.beacons_sent += o.beacons_sent;
         self.ps_polls_sent += o.ps_polls_sent;
+        self.ampdus_sent += o.ampdus_sent;
+        self.ampdu_mpdus += o.ampdu_mpdus;
+        self.block_acks_sent += o.block_acks_sent;
+        self.block_ack_reqs_sent += o.block_ack_reqs_sent;
+        self.nulls_sent += o.nulls_sent;
     }
 }
 
@@ -235,6 +294,8 @@ struct Pending<P> {
     more: bool,
     /// Its first transmission ended (`Out::Sent` was reported).
     sent: bool,
+    /// In an A-MPDU: failed attempts so far (its own retry count, 10.25.3).
+    failures: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -253,6 +314,23 @@ enum Job {
     Data,
     PsPoll,
     Beacon,
+    /// An A-MPDU of the MPDUs in `batch`.
+    Ampdu,
+    /// A BlockAckReq to `peer`.
+    Bar,
+    /// A Null frame to the AP announcing active mode (`true`) or power save.
+    Null(bool),
+}
+
+/// Whether an originator must move a recipient's window with a BlockAckReq after discarding
+/// MPDUs (10.25.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bar {
+    None,
+    /// Contend to send it.
+    Needed,
+    /// It failed at the retry limit: send it before the next A-MPDU to that recipient.
+    Owed,
 }
 
 /// A station's retrieval of frames the AP buffered for it (11.2.3.8).
@@ -286,6 +364,12 @@ struct OnAir {
     seq: u16,
     retry: bool,
     more: bool,
+    /// An A-MPDU's airtime that carried retransmitted MPDUs (from its start).
+    retry_ns: u64,
+    /// A BlockAck's bitmap: bit k acknowledges the k-th MPDU of the A-MPDU it answers.
+    bitmap: u64,
+    /// A Null frame's power management bit.
+    pm: bool,
 }
 
 struct Station<P> {
@@ -335,6 +419,28 @@ struct Station<P> {
     /// At the AP: frames held for each dozing station; at the AP, a beacon due.
     ps_buffer: Vec<VecDeque<Pending<P>>>,
     beacon_pending: bool,
+    // ---- A-MPDU and block ack (HT and VHT channels with aggregation) ----
+    /// Queue positions of the MPDUs in the A-MPDU under way, in queue (sequence) order.
+    batch: Vec<usize>,
+    /// The recipient of a BlockAckReq or Null under way.
+    peer: usize,
+    /// The A-MPDU's length in bytes.
+    ampdu_len: u32,
+    /// Next sequence number per recipient (10.3.2.14.3: one counter per receiver and TID).
+    next_seq_to: Vec<u16>,
+    bar: Vec<Bar>,
+    /// Reordering buffer per originator.
+    reorder: Vec<Reorder<P>>,
+    /// The bitmap of the BlockAck to send at the Respond timer.
+    response_bitmap: u64,
+    // ---- adaptive power save ----
+    /// In active mode (PM = 0 at the AP) since its last data frame, until the timeout.
+    active: bool,
+    /// At the AP: which stations are in active mode (their frames are not buffered).
+    ap_active: Vec<bool>,
+    /// A Null frame to send: announcing active mode (`true`) or power save.
+    null_pending: Option<bool>,
+    psm_gen: u32,
 }
 
 /// The DCF of one channel.
@@ -352,6 +458,12 @@ pub struct Dcf<P> {
     /// TBTTs so far, and the traffic indication map of the beacon on the air (by station).
     tbtts: u64,
     tim: Vec<bool>,
+    /// With aggregation: MPDUs per A-MPDU at most (0: none); scratch room for what a
+    /// reordering buffer passes up.
+    ampdu_max: u32,
+    up: Vec<Held<P>>,
+    /// Adaptive power save's stay-awake timeout (zero: none).
+    psm_timeout: SimDuration,
 }
 
 impl<P: Copy> Dcf<P> {
@@ -359,8 +471,13 @@ impl<P: Copy> Dcf<P> {
     pub fn new(cfg: DcfConfig, impairments: Vec<AnyImpairment>, run_seed: u64, name: &str) -> Self {
         let n = cfg.hears.len();
         let timing = cfg.standard.timing();
-        let control_rate = phy::response_rate(&cfg.basic_rates, cfg.data_rate);
+        // An HT or VHT frame's response goes at the highest basic rate not above the legacy
+        // rate of its modulation and coding (10.6.6.5.2).
+        let eliciting = cfg.ht.as_ref().map_or(cfg.data_rate, HtPhy::non_ht_reference_rate);
+        let control_rate = phy::response_rate(&cfg.basic_rates, eliciting);
         let infra = cfg.infrastructure.clone();
+        let ampdu_max = if cfg.ht.is_some() { cfg.ampdu_max } else { 0 };
+        let aggregating = ampdu_max > 0;
         let stations = (0..n)
             .map(|i| Station {
                 queue: VecDeque::with_capacity(cfg.queue),
@@ -400,6 +517,17 @@ impl<P: Copy> Dcf<P> {
                     Vec::new()
                 },
                 beacon_pending: false,
+                batch: Vec::new(),
+                peer: 0,
+                ampdu_len: 0,
+                null_pending: None,
+                next_seq_to: if aggregating { vec![0; n] } else { Vec::new() },
+                bar: if aggregating { vec![Bar::None; n] } else { Vec::new() },
+                reorder: if aggregating { (0..n).map(|_| Reorder::default()).collect() } else { Vec::new() },
+                response_bitmap: 0,
+                active: false,
+                ap_active: if infra.as_ref().is_some_and(|x| x.ap == i) { vec![false; n] } else { Vec::new() },
+                psm_gen: 0,
             })
             .collect();
         let mut out = Vec::new();
@@ -423,6 +551,9 @@ impl<P: Copy> Dcf<P> {
             busy_ns: 0,
             tbtts: 0,
             tim: vec![false; n],
+            ampdu_max,
+            up: Vec::new(),
+            psm_timeout: infra.as_ref().map_or(SimDuration::ZERO, |x| x.psm_timeout),
         }
     }
 
@@ -482,8 +613,21 @@ impl<P: Copy> Dcf<P> {
             return;
         }
         let s = &mut self.stations[from];
-        let seq = s.next_seq;
-        s.next_seq = s.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence numbers
+        let seq = if self.ampdu_max > 0 {
+            // QoS data: one sequence counter per recipient, so that each block ack window sees
+            // consecutive numbers.
+            if s.bar[to] == Bar::Owed {
+                s.bar[to] = Bar::Needed;
+            }
+            let next = &mut s.next_seq_to[to];
+            let seq = *next;
+            *next = (seq + 1) & 0x0fff;
+            seq
+        } else {
+            let seq = s.next_seq;
+            s.next_seq = s.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence numbers
+            seq
+        };
         let frame = Pending {
             to,
             payload,
@@ -492,13 +636,23 @@ impl<P: Copy> Dcf<P> {
             retry: false,
             more: false,
             sent: false,
+            failures: 0,
         };
-        if self.stations[to].ps && !self.stations[from].ps_buffer.is_empty() {
+        let ap = &self.stations[from];
+        if self.stations[to].ps && !ap.ps_buffer.is_empty() && !ap.ap_active[to] {
             // 11.2.3.7: the AP buffers every frame for a station in power-save mode.
             self.stations[from].ps_buffer[to].push_back(frame);
             return;
         }
-        self.stations[from].queue.push_back(frame);
+        let s = &mut self.stations[from];
+        s.queue.push_back(frame);
+        if s.ps && !self.psm_timeout.is_zero() {
+            // Adaptive power save: its frames say PM = 0, and it stays awake after them.
+            s.active = true;
+            if s.null_pending == Some(false) {
+                s.null_pending = None;
+            }
+        }
         self.wake(from, now);
         self.start_contending(from, now);
     }
@@ -527,6 +681,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::Contend => s.contend_gen != t.gen,
             TimerKind::Timeout => s.exchange_gen != t.gen,
             TimerKind::NavReset => s.nav_gen != t.gen,
+            TimerKind::PsmTimeout => s.psm_gen != t.gen,
             TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd | TimerKind::Tbtt => false,
         };
         if stale {
@@ -538,6 +693,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::Respond => self.respond(i, now),
             TimerKind::Timeout => self.timeout(i, now),
             TimerKind::Tbtt => self.tbtt(i, now),
+            TimerKind::PsmTimeout => self.psm_timeout_expired(i, now),
             TimerKind::NavEnd => {
                 if self.stations[i].nav_until == now && self.medium_idle(i, now) {
                     self.became_idle(i, now);
@@ -568,17 +724,23 @@ impl<P: Copy> Dcf<P> {
 
     // ---- airtime of each frame kind ----------------------------------------------------
 
-    fn mpdu(bytes: u32) -> u32 {
-        bytes + phy::LLC_SNAP + phy::DATA_MAC_OVERHEAD
+    /// A data MPDU carrying `bytes` of IP: LLC/SNAP, MAC header and FCS (QoS data on HT and
+    /// VHT channels).
+    fn mpdu(&self, bytes: u32) -> u32 {
+        let header = if self.cfg.ht.is_some() { phy::QOS_DATA_MAC_OVERHEAD } else { phy::DATA_MAC_OVERHEAD };
+        bytes + phy::LLC_SNAP + header
+    }
+
+    /// Airtime of a PSDU of `psdu` bytes of data (an MPDU, or an A-MPDU).
+    fn psdu_air(&self, psdu: u32) -> SimDuration {
+        match &self.cfg.ht {
+            Some(ht) => ht.txtime(psdu),
+            None => phy::airtime(self.cfg.standard, self.cfg.preamble, self.cfg.data_rate, psdu),
+        }
     }
 
     fn data_air(&self, bytes: u32) -> SimDuration {
-        phy::airtime(
-            self.cfg.standard,
-            self.cfg.preamble,
-            self.cfg.data_rate,
-            Self::mpdu(bytes),
-        )
+        self.psdu_air(self.mpdu(bytes))
     }
 
     fn control_air(&self, kind: FrameKind) -> SimDuration {
@@ -596,8 +758,15 @@ impl<P: Copy> Dcf<P> {
             FrameKind::Cts => phy::CTS_BYTES,
             FrameKind::PsPoll => phy::PS_POLL_BYTES,
             FrameKind::Beacon => phy::BEACON_BYTES,
-            FrameKind::Ack | FrameKind::Data => phy::ACK_BYTES,
+            FrameKind::BlockAck => ampdu::BLOCK_ACK_BYTES,
+            FrameKind::BlockAckReq => ampdu::BLOCK_ACK_REQ_BYTES,
+            FrameKind::Ack | FrameKind::Data | FrameKind::Ampdu | FrameKind::Null => phy::ACK_BYTES,
         }
+    }
+
+    /// A Null data frame: MAC header and FCS, no body (QoS Null on HT and VHT channels).
+    fn null_bytes(&self) -> u32 {
+        self.mpdu(0) - phy::LLC_SNAP
     }
 
     /// Beacons go at the lowest basic rate, so that every station can decode them.
@@ -628,7 +797,7 @@ impl<P: Copy> Dcf<P> {
     fn uses_rts(&self, bytes: u32) -> bool {
         self.cfg
             .rts_threshold
-            .is_some_and(|t| Self::mpdu(bytes) > t)
+            .is_some_and(|t| self.mpdu(bytes) > t)
     }
 
     // ---- carrier sense and backoff -------------------------------------------------------
@@ -728,6 +897,22 @@ impl<P: Copy> Dcf<P> {
             self.start_tx(i, now, FrameKind::PsPoll, ap, nav, 0, 0, false);
             return;
         }
+        if let Some(to) = s.bar.iter().position(|&b| b == Bar::Needed) {
+            s.job = Job::Bar;
+            s.peer = to;
+            s.counters.block_ack_reqs_sent += 1;
+            let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::BlockAck).0);
+            let ssn = self.window_start(i, to);
+            self.start_tx(i, now, FrameKind::BlockAckReq, to, nav, 0, ssn, false);
+            return;
+        }
+        if let Some(pm) = self.null_due(i) {
+            return self.send_null(i, now, pm);
+        }
+        if self.ampdu_max > 0 {
+            return self.start_ampdu(i, now);
+        }
+        let s = &mut self.stations[i];
         s.job = Job::Data;
         let head = *s.queue.front().expect("contending with a frame");
         if self.uses_rts(head.bytes) {
@@ -794,6 +979,8 @@ impl<P: Copy> Dcf<P> {
     ) {
         let air = match kind {
             FrameKind::Data => self.data_air(bytes),
+            FrameKind::Ampdu => self.psdu_air(self.ampdu_len(i)),
+            FrameKind::Null => self.psdu_air(self.null_bytes()),
             k => self.control_air(k),
         };
         if self.transmitting == 0 {
@@ -811,6 +998,9 @@ impl<P: Copy> Dcf<P> {
             seq,
             retry,
             more: false,
+            retry_ns: 0,
+            bitmap: 0,
+            pm: false,
         });
         // A station that starts sending cannot decode what it was receiving.
         if s.rx != Rx::Nothing {
@@ -860,6 +1050,15 @@ impl<P: Copy> Dcf<P> {
                 let (to, payload) = (head.to, head.payload);
                 self.out.push(Out::Sent { from: i, to, payload, start: frame.start });
             }
+        } else if frame.kind == FrameKind::Ampdu {
+            let s = &mut self.stations[i];
+            for &k in &s.batch {
+                let f = &mut s.queue[k];
+                if !f.sent {
+                    f.sent = true;
+                    self.out.push(Out::Sent { from: i, to: f.to, payload: f.payload, start: frame.start });
+                }
+            }
         }
         self.transmitting -= 1;
         if self.transmitting == 0 {
@@ -893,6 +1092,12 @@ impl<P: Copy> Dcf<P> {
                     retry: frame.retry,
                     bytes: frame.bytes,
                 });
+                if frame.retry_ns > 0 && addressed {
+                    let end = SimTime(frame.start.0 + frame.retry_ns);
+                    if end > st.woke_at {
+                        self.out.push(Out::RetryShare { station: h, role, start: frame.start.max(st.woke_at), end });
+                    }
+                }
             }
             let st = &mut self.stations[h];
             // A clean reception ends with the medium quiet (a later start would have garbled it).
@@ -901,20 +1106,30 @@ impl<P: Copy> Dcf<P> {
                 st.rx = Rx::Nothing;
             }
             if clean {
-                let frame_bytes = match frame.kind {
-                    FrameKind::Data => Self::mpdu(frame.bytes),
-                    k => Self::control_bytes(k),
+                // Impairments act on each frame at its addressee; on each MPDU of an A-MPDU.
+                let mut got = 0;
+                let survives = if !addressed {
+                    true
+                } else if frame.kind == FrameKind::Ampdu {
+                    got = self.ampdu_verdicts(i, now);
+                    got != 0
+                } else {
+                    let frame_bytes = match frame.kind {
+                        FrameKind::Data => self.mpdu(frame.bytes),
+                        FrameKind::Null => self.null_bytes(),
+                        k => Self::control_bytes(k),
+                    };
+                    !matches!(impair::apply(&mut self.impairments, now, frame_bytes), Verdict::Drop(_))
                 };
-                let survives = !addressed
-                    || !matches!(
-                        impair::apply(&mut self.impairments, now, frame_bytes),
-                        Verdict::Drop(_)
-                    );
                 if survives {
                     self.stations[h].eifs = false;
                     if addressed {
                         decoded_by_addressee = true;
-                        self.receive(h, i, frame, now);
+                        if frame.kind == FrameKind::Ampdu {
+                            self.receive_ampdu(h, i, got, now);
+                        } else {
+                            self.receive(h, i, frame, now);
+                        }
                     } else if frame.duration.0 > 0 {
                         self.set_nav(h, now + frame.duration);
                         if frame.kind == FrameKind::Rts && self.stations[h].nav_until == now + frame.duration {
@@ -948,17 +1163,17 @@ impl<P: Copy> Dcf<P> {
         }
         // The sender: wait for the response, or go back to contending.
         match frame.kind {
-            FrameKind::Data | FrameKind::Rts | FrameKind::PsPoll => {
+            FrameKind::Data | FrameKind::Rts | FrameKind::PsPoll | FrameKind::Ampdu | FrameKind::BlockAckReq | FrameKind::Null => {
                 let s = &mut self.stations[i];
-                s.awaiting = Some(if frame.kind == FrameKind::Rts {
-                    FrameKind::Cts
-                } else {
-                    FrameKind::Ack
+                s.awaiting = Some(match frame.kind {
+                    FrameKind::Rts => FrameKind::Cts,
+                    FrameKind::Ampdu | FrameKind::BlockAckReq => FrameKind::BlockAck,
+                    _ => FrameKind::Ack,
                 });
                 s.deadline_passed = false;
                 if addressee_garbled && !decoded_by_addressee {
                     match frame.kind {
-                        FrameKind::Data => s.counters.collisions += 1,
+                        FrameKind::Data | FrameKind::Ampdu => s.counters.collisions += 1,
                         FrameKind::Rts => s.counters.rts_collisions += 1,
                         _ => {}
                     }
@@ -973,7 +1188,7 @@ impl<P: Copy> Dcf<P> {
             }
             // A broadcast is not acknowledged: the exchange is over.
             FrameKind::Beacon => self.after_exchange(i, now),
-            FrameKind::Cts | FrameKind::Ack => {}
+            FrameKind::Cts | FrameKind::Ack | FrameKind::BlockAck => {}
         }
         if self.medium_idle(i, now) {
             self.became_idle(i, now);
@@ -1022,7 +1237,9 @@ impl<P: Copy> Dcf<P> {
                 self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
                 if self.stations[h].ps {
                     self.buffered_frame_received(h, now, frame.more);
+                    self.traffic(h, now);
                 }
+                self.data_from(h, from, now);
             }
             FrameKind::PsPoll => {
                 // 11.2.3.8: the AP acknowledges and sends the station's oldest buffered frame,
@@ -1051,10 +1268,26 @@ impl<P: Copy> Dcf<P> {
                     self.respond_after_sifs(h, now, FrameKind::Cts, from, nav);
                 }
             }
-            FrameKind::Cts | FrameKind::Ack => {
+            FrameKind::BlockAckReq => {
+                // 10.25.6.7: pass up what is held before the starting sequence number.
+                let mut up = std::mem::take(&mut self.up);
+                self.stations[h].reorder[from].advance(frame.seq, &mut up);
+                self.pass_up(h, from, &mut up);
+                self.up = up;
+                self.stations[h].response_bitmap = 0;
+                self.respond_after_sifs(h, now, FrameKind::BlockAck, from, SimDuration::ZERO);
+            }
+            FrameKind::Null => {
+                // 11.2.3.2: the AP notes the station's power management mode.
+                self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
+                self.power_mode_heard(h, from, !frame.pm, now);
+            }
+            FrameKind::Ampdu => {}
+            FrameKind::Cts | FrameKind::Ack | FrameKind::BlockAck => {
                 let s = &self.stations[h];
                 let peer = match s.job {
                     Job::PsPoll => Some(self.ap()),
+                    Job::Bar | Job::Null(_) => Some(s.peer),
                     _ => s.queue.front().map(|p| p.to),
                 };
                 let s = &mut self.stations[h];
@@ -1073,6 +1306,8 @@ impl<P: Copy> Dcf<P> {
                         gen: 0,
                     };
                     self.out.push(Out::Schedule(now + self.timing.sifs, t));
+                } else if frame.kind == FrameKind::BlockAck && self.stations[h].job == Job::Ampdu {
+                    self.block_ack_received(h, frame.bitmap, now);
                 } else {
                     self.exchange_succeeded(h, now);
                 }
@@ -1114,8 +1349,18 @@ impl<P: Copy> Dcf<P> {
                 self.stations[h].counters.cts_sent += 1;
                 self.start_tx(h, now, FrameKind::Cts, to, nav, 0, 0, false);
             }
+            FrameKind::BlockAck => {
+                let s = &mut self.stations[h];
+                s.counters.block_acks_sent += 1;
+                let bitmap = s.response_bitmap;
+                self.start_tx(h, now, FrameKind::BlockAck, to, SimDuration::ZERO, 0, 0, false);
+                if let Some(f) = self.stations[h].on_air.as_mut() {
+                    f.bitmap = bitmap;
+                }
+            }
+            FrameKind::Data if self.stations[h].job == Job::Ampdu => self.send_ampdu(h, now),
             FrameKind::Data => self.send_data(h, now),
-            FrameKind::Rts | FrameKind::Beacon | FrameKind::PsPoll => {}
+            _ => {}
         }
     }
 
@@ -1138,14 +1383,20 @@ impl<P: Copy> Dcf<P> {
         s.short_retries = 0;
         s.long_retries = 0;
         s.cw = cw_min;
-        if s.job == Job::PsPoll {
-            s.poll = Poll::Sent;
-        } else {
-            let done = s.queue.pop_front().expect("head frame");
-            self.out.push(Out::Acked {
-                from: i,
-                payload: done.payload,
-            });
+        match s.job {
+            Job::PsPoll => s.poll = Poll::Sent,
+            Job::Bar => s.bar[s.peer] = Bar::None,
+            Job::Null(active) => self.power_mode_announced(i, active, now),
+            _ => {
+                let done = s.queue.pop_front().expect("head frame");
+                self.out.push(Out::Acked {
+                    from: i,
+                    payload: done.payload,
+                });
+                if self.stations[i].ps {
+                    self.traffic(i, now);
+                }
+            }
         }
         self.after_exchange(i, now);
     }
@@ -1157,7 +1408,12 @@ impl<P: Copy> Dcf<P> {
             self.timing.cw_max,
             self.timing.cw_min,
         );
-        let polling = self.stations[i].job == Job::PsPoll;
+        let job = self.stations[i].job;
+        if job == Job::Ampdu {
+            return self.ampdu_failed(i, now);
+        }
+        // A PS-Poll, BlockAckReq or Null: no MPDU of the queue is at stake.
+        let polling = matches!(job, Job::PsPoll | Job::Bar | Job::Null(_));
         let long = !polling && {
             let head = self.stations[i].queue.front().expect("head frame");
             self.stations[i].awaiting == Some(FrameKind::Ack) && self.uses_rts(head.bytes)
@@ -1173,10 +1429,16 @@ impl<P: Copy> Dcf<P> {
             (s.short_retries, limit_short)
         };
         if count.0 >= count.1 && polling {
-            // Give up: the next beacon's TIM says whether the frame still waits.
             s.short_retries = 0;
             s.cw = cw_min;
-            s.poll = Poll::None;
+            match job {
+                // Give up: the next beacon's TIM says whether the frame still waits.
+                Job::PsPoll => s.poll = Poll::None,
+                // Send it before the next A-MPDU to that recipient.
+                Job::Bar => s.bar[s.peer] = Bar::Owed,
+                Job::Null(active) => self.power_mode_unannounced(i, active, now),
+                _ => {}
+            }
         } else if count.0 >= count.1 {
             let dropped = s.queue.pop_front().expect("head frame");
             s.short_retries = 0;
@@ -1207,7 +1469,11 @@ impl<P: Copy> Dcf<P> {
         let idle = self.medium_idle(i, now);
         let ifs = self.ifs(i);
         let s = &mut self.stations[i];
-        let work = !s.queue.is_empty() || s.poll == Poll::Pending || s.beacon_pending;
+        let work = !s.queue.is_empty()
+            || s.poll == Poll::Pending
+            || s.beacon_pending
+            || s.bar.contains(&Bar::Needed)
+            || s.null_pending.is_some();
         s.state = if work {
             State::Contending
         } else {
@@ -1220,6 +1486,294 @@ impl<P: Copy> Dcf<P> {
         };
         self.schedule_contend(i, now);
         self.maybe_doze(i, now);
+    }
+
+    // ---- A-MPDU and block ack (802.11-2020 10.12, 10.25) ---------------------------------
+
+    /// The oldest sequence number `i` still holds for `to`, or the next it will use: the
+    /// starting sequence number of its BlockAckReq.
+    fn window_start(&self, i: usize, to: usize) -> u16 {
+        let s = &self.stations[i];
+        s.queue.iter().find(|f| f.to == to).map_or(s.next_seq_to[to], |f| f.seq)
+    }
+
+    fn ampdu_len(&self, i: usize) -> u32 {
+        self.stations[i].ampdu_len
+    }
+
+    /// The medium is won: gather the head frame's recipient's MPDUs in queue order, within the
+    /// block ack window and the A-MPDU limits (10.12.2), and send them, after RTS/CTS when the
+    /// A-MPDU is longer than the RTS threshold.
+    fn start_ampdu(&mut self, i: usize, now: SimTime) {
+        let ht = self.cfg.ht.expect("aggregation on an HT or VHT channel");
+        let overhead = self.mpdu(0);
+        let mut b = ampdu::Builder::new(&ht, self.ampdu_max);
+        let s = &mut self.stations[i];
+        s.job = Job::Ampdu;
+        s.batch.clear();
+        let head = *s.queue.front().expect("contending with a frame");
+        for (k, f) in s.queue.iter().enumerate() {
+            if f.to != head.to {
+                continue;
+            }
+            if ampdu::seq_offset(f.seq, head.seq) >= ampdu::WINDOW || !b.push(&ht, f.bytes + overhead) {
+                break;
+            }
+            s.batch.push(k);
+        }
+        s.ampdu_len = b.len();
+        if self.cfg.rts_threshold.is_some_and(|t| b.len() > t) {
+            s.counters.rts_sent += 1;
+            let sifs = self.timing.sifs.0;
+            let nav = 3 * sifs + self.control_air(FrameKind::Cts).0 + self.psdu_air(b.len()).0 + self.control_air(FrameKind::BlockAck).0;
+            self.start_tx(i, now, FrameKind::Rts, head.to, SimDuration(nav), 0, head.seq, head.retry);
+        } else {
+            self.send_ampdu(i, now);
+        }
+    }
+
+    fn send_ampdu(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        let (mut bytes, mut retried, mut retries) = (0u64, 0u64, 0u64);
+        for &k in &s.batch {
+            let f = &s.queue[k];
+            bytes += f.bytes as u64;
+            if f.retry {
+                retried += f.bytes as u64;
+                retries += 1;
+            }
+        }
+        let head = s.queue[s.batch[0]];
+        let c = &mut s.counters;
+        c.ampdus_sent += 1;
+        c.ampdu_mpdus += s.batch.len() as u64;
+        c.data_attempts += s.batch.len() as u64;
+        c.retries += retries;
+        let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::BlockAck).0);
+        self.start_tx(i, now, FrameKind::Ampdu, head.to, nav, bytes as u32, head.seq, false);
+        if retried > 0 {
+            // The meters charge retransmissions their share of the airtime, by bytes.
+            let retry_ns = self.psdu_air(self.ampdu_len(i)).0 * retried / bytes.max(1);
+            if let Some(f) = self.stations[i].on_air.as_mut() {
+                f.retry_ns = retry_ns;
+            }
+            self.out.push(Out::RetryShare { station: i, role: AirRole::Transmit, start: now, end: SimTime(now.0 + retry_ns) });
+        }
+    }
+
+    /// Which MPDUs of `i`'s A-MPDU survive the channel's impairments at the recipient (bit k:
+    /// the k-th): each is lost or not on its own.
+    fn ampdu_verdicts(&mut self, i: usize, now: SimTime) -> u64 {
+        let overhead = self.mpdu(0);
+        let mut got = 0;
+        for (bit, &k) in self.stations[i].batch.iter().enumerate() {
+            let bytes = self.stations[i].queue[k].bytes + overhead;
+            if !matches!(impair::apply(&mut self.impairments, now, bytes), Verdict::Drop(_)) {
+                got |= 1 << bit;
+            }
+        }
+        got
+    }
+
+    /// Station `h` decoded the MPDUs `got` of `from`'s A-MPDU: into the reordering buffer,
+    /// up what is in order, and a compressed BlockAck after SIFS acknowledging every MPDU of it
+    /// the recipient has (10.25.6).
+    fn receive_ampdu(&mut self, h: usize, from: usize, got: u64, now: SimTime) {
+        let mut up = std::mem::take(&mut self.up);
+        let (mut bitmap, mut more) = (0u64, false);
+        for bit in 0..self.stations[from].batch.len() {
+            let f = self.stations[from].queue[self.stations[from].batch[bit]];
+            more = f.more;
+            let r = &mut self.stations[h].reorder[from];
+            if got & (1 << bit) != 0 {
+                if !r.receive(f.seq, f.payload, &mut up) {
+                    self.stations[h].counters.duplicates += 1;
+                }
+                bitmap |= 1 << bit;
+            } else if r.has(f.seq) {
+                bitmap |= 1 << bit;
+            }
+        }
+        self.pass_up(h, from, &mut up);
+        self.up = up;
+        self.stations[h].response_bitmap = bitmap;
+        self.respond_after_sifs(h, now, FrameKind::BlockAck, from, SimDuration::ZERO);
+        if self.stations[h].ps {
+            self.buffered_frame_received(h, now, more);
+            self.traffic(h, now);
+        }
+        self.data_from(h, from, now);
+    }
+
+    /// The reordering buffer of `h` for `from` released `up`: deliver each, and free those the
+    /// originator is done with.
+    fn pass_up(&mut self, h: usize, from: usize, up: &mut Vec<Held<P>>) {
+        for held in up.drain(..) {
+            self.stations[h].counters.delivered += 1;
+            self.out.push(Out::Delivered { from, to: h, payload: held.payload });
+            if held.sender_done {
+                self.out.push(Out::Acked { from, payload: held.payload });
+            }
+        }
+    }
+
+    /// The BlockAck for `i`'s A-MPDU came: MPDUs it acknowledges leave the queue, the others
+    /// count a failure (10.25.3).
+    fn block_ack_received(&mut self, i: usize, bitmap: u64, now: SimTime) {
+        let s = &mut self.stations[i];
+        s.short_retries = 0;
+        s.long_retries = 0;
+        s.cw = self.timing.cw_min;
+        self.settle_ampdu(i, bitmap, now);
+        if self.stations[i].ps {
+            self.traffic(i, now);
+        }
+        self.after_exchange(i, now);
+    }
+
+    /// No CTS or no BlockAck: every MPDU of the A-MPDU failed once (the whole PPDU is taken as
+    /// unacknowledged; no BlockAckReq asks what arrived).
+    fn ampdu_failed(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        s.awaiting = None;
+        s.deadline_passed = false;
+        s.cw = (2 * s.cw + 1).min(self.timing.cw_max);
+        self.settle_ampdu(i, 0, now);
+        self.after_exchange(i, now);
+    }
+
+    /// Acknowledged MPDUs (bits of `acked`) are done; the others fail once and are discarded at
+    /// their retry limit, after which a BlockAckReq moves the recipient's window past them.
+    fn settle_ampdu(&mut self, i: usize, acked: u64, _now: SimTime) {
+        let (short, long) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit);
+        let n = self.stations[i].batch.len();
+        let to = self.stations[i].queue[self.stations[i].batch[0]].to;
+        let mut leave = 0u64;
+        for bit in 0..n {
+            let k = self.stations[i].batch[bit];
+            let f = self.stations[i].queue[k];
+            let limit = if self.uses_rts(f.bytes) { long } else { short };
+            let done = acked & (1 << bit) != 0;
+            if !done && f.failures + 1 < limit {
+                let f = &mut self.stations[i].queue[k];
+                f.failures += 1;
+                f.retry |= f.sent;
+                continue;
+            }
+            leave |= 1 << bit;
+            if !done {
+                self.stations[i].counters.drops_retry_limit += 1;
+                self.stations[i].bar[to] = Bar::Needed;
+            }
+            // A copy the recipient holds for reordering is freed when it goes up.
+            if let Some(held) = self.stations[to].reorder.get_mut(i).and_then(|r| r.held_mut(f.seq)) {
+                held.sender_done = true;
+            } else if done {
+                self.out.push(Out::Acked { from: i, payload: f.payload });
+            } else {
+                self.out.push(Out::Dropped { from: i, to, payload: f.payload, reason: DropReason::RetryLimit });
+            }
+        }
+        let s = &mut self.stations[i];
+        for bit in (0..n).rev() {
+            if leave & (1 << bit) != 0 {
+                s.queue.remove(s.batch[bit]);
+            }
+        }
+        s.batch.clear();
+    }
+
+    // ---- adaptive power save -------------------------------------------------------------
+
+    /// A station in power-save mode sent or received a data frame: with a stay-awake timeout it
+    /// is in active mode until the timeout runs out after its last one.
+    fn traffic(&mut self, i: usize, now: SimTime) {
+        if self.psm_timeout.is_zero() {
+            return;
+        }
+        let s = &mut self.stations[i];
+        s.active = true;
+        s.psm_gen = s.psm_gen.wrapping_add(1);
+        let t = Timer { station: i as u32, kind: TimerKind::PsmTimeout, gen: s.psm_gen };
+        self.out.push(Out::Schedule(now + self.psm_timeout, t));
+    }
+
+    /// The stay-awake timeout ran out: announce power save with a Null frame (PM = 1), then
+    /// doze; a station still busy with frames waits another timeout.
+    fn psm_timeout_expired(&mut self, i: usize, now: SimTime) {
+        let s = &self.stations[i];
+        if !s.active {
+            return;
+        }
+        if !s.queue.is_empty() || s.state == State::Exchange {
+            return self.traffic(i, now);
+        }
+        self.stations[i].null_pending = Some(false);
+        self.start_contending(i, now);
+    }
+
+    /// A Null frame waits to be sent (it goes before the station's data).
+    fn null_due(&self, i: usize) -> Option<bool> {
+        self.stations[i].null_pending
+    }
+
+    fn send_null(&mut self, i: usize, now: SimTime, active: bool) {
+        let ap = self.ap();
+        let s = &mut self.stations[i];
+        s.job = Job::Null(active);
+        s.peer = ap;
+        s.counters.nulls_sent += 1;
+        let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::Ack).0);
+        self.start_tx(i, now, FrameKind::Null, ap, nav, 0, 0, false);
+        if let Some(f) = self.stations[i].on_air.as_mut() {
+            f.pm = !active;
+        }
+    }
+
+    /// The AP acknowledged `i`'s Null frame: it is in active mode, or in power save (and dozes
+    /// once the exchange is over).
+    fn power_mode_announced(&mut self, i: usize, active: bool, now: SimTime) {
+        self.stations[i].null_pending = None;
+        if active {
+            self.traffic(i, now);
+        } else {
+            self.stations[i].active = false;
+        }
+    }
+
+    /// `i`'s Null frame failed at the retry limit: still awake, it tries again after another
+    /// timeout; a station that wanted to fetch buffered frames falls back to a PS-Poll.
+    fn power_mode_unannounced(&mut self, i: usize, active: bool, now: SimTime) {
+        self.stations[i].null_pending = None;
+        if active {
+            self.stations[i].poll = Poll::Pending;
+        } else {
+            self.traffic(i, now);
+        }
+    }
+
+    /// The AP `ap` decoded a data frame from `from`: with adaptive power save its PM bit is 0.
+    fn data_from(&mut self, ap: usize, from: usize, now: SimTime) {
+        if !self.psm_timeout.is_zero() && self.stations[from].ps && !self.stations[ap].ps_buffer.is_empty() {
+            self.power_mode_heard(ap, from, true, now);
+        }
+    }
+
+    /// The AP learnt `sta`'s power management mode (11.2.3.2): in active mode, what it buffered
+    /// for it goes to its queue and later frames are not buffered.
+    fn power_mode_heard(&mut self, ap: usize, sta: usize, active: bool, now: SimTime) {
+        let s = &mut self.stations[ap];
+        if s.ap_active.is_empty() {
+            return;
+        }
+        s.ap_active[sta] = active;
+        if active && !s.ps_buffer[sta].is_empty() {
+            while let Some(mut f) = s.ps_buffer[sta].pop_front() {
+                f.more = false;
+                s.queue.push_back(f);
+            }
+            self.start_contending(ap, now);
+        }
     }
 
     // ---- infrastructure mode and power save (802.11-2020 11.1.3, 11.2.3) -----------------
@@ -1256,7 +1810,12 @@ impl<P: Copy> Dcf<P> {
         let announced = self.tim[i];
         let s = &mut self.stations[i];
         s.awaiting_beacon = false;
-        if announced && s.poll == Poll::None {
+        if announced && !self.psm_timeout.is_zero() && s.null_pending.is_none() && s.poll == Poll::None {
+            // Adaptive power save: leave power save (a Null with PM = 0) and take every buffered
+            // frame at once rather than poll for each.
+            s.null_pending = Some(true);
+            self.start_contending(i, now);
+        } else if announced && s.poll == Poll::None && self.psm_timeout.is_zero() {
             s.poll = Poll::Pending;
             self.start_contending(i, now);
         } else if !announced && s.poll == Poll::Sent {
@@ -1302,7 +1861,9 @@ impl<P: Copy> Dcf<P> {
             || s.poll != Poll::None
             || s.on_air.is_some()
             || s.response.is_some()
-            || s.awaiting.is_some();
+            || s.awaiting.is_some()
+            || s.active
+            || s.null_pending.is_some();
         if s.ps && s.awake && !busy {
             s.awake = false;
             self.out.push(Out::Power {
