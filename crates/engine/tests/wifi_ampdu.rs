@@ -271,3 +271,89 @@ fn under_tcp_mpdu_losses_stay_below_ip_every_byte_arrives_once_and_in_order_10_2
     eprintln!("TCP 4 MB at MCS 7 with 10 % loss: {:.3} s aggregated, {:.3} s not", f.completion_s, off.flow.as_ref().unwrap().completion_s);
     assert!(off.flow.as_ref().unwrap().completion_s > f.completion_s, "{} vs {}", off.flow.as_ref().unwrap().completion_s, f.completion_s);
 }
+
+mod random_channels {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+
+        /// Any `hears` graph, RTS threshold, A-MPDU size, loss and senders (each keeping a few
+        /// frames queued): no panic; each payload goes up at most once and, per pair, in the
+        /// order it was handed in; the sender is done with each at most once; and a payload the
+        /// sender is done with has gone up or was given up (10.25.6).
+        #[test]
+        fn every_mpdu_goes_up_once_in_order_and_is_freed_once_on_any_channel(
+            n in 2usize..6,
+            links in proptest::collection::vec(any::<bool>(), 36),
+            rts in prop_oneof![Just(None), (0u32..70_000).prop_map(Some)],
+            max in 1u32..=64,
+            loss in 0.0f64..0.6,
+            senders in proptest::collection::vec((0usize..6, 0usize..6), 1..5),
+            seed in any::<u64>(),
+        ) {
+            let mut cfg = channel(mcs7(), max);
+            cfg.hears = (0..n).map(|a| (0..n).map(|b| a != b && (links[a * 6 + b] || links[b * 6 + a])).collect()).collect();
+            cfg.rts_threshold = rts.map(|t| t.min(2347));
+            cfg.short_retry_limit = 3;
+            cfg.queue = 8;
+            let mut sources: Vec<(usize, usize)> = senders.iter().map(|&(a, b)| (a % n, b % n)).filter(|(a, b)| a != b).collect();
+            sources.sort_unstable();
+            sources.dedup_by_key(|s| s.0);
+            prop_assume!(!sources.is_empty());
+            let loss = vec![AnyImpairment::new(&Impairment::Bernoulli { p: loss, reference_bytes: None }, seed, "channels.0.impairments.0")];
+            let mut dcf: Dcf<u32> = Dcf::new(cfg, loss, seed, "channels.0");
+            let mut q: EventQueue<Timer> = EventQueue::with_capacity(64);
+            // Payload id = 1000 x source index + its number.
+            let mut handed = vec![0u32; sources.len()];
+            for (k, &(from, to)) in sources.iter().enumerate() {
+                for _ in 0..6 {
+                    dcf.enqueue(SimTime::ZERO, from, to, 1000 * k as u32 + handed[k], PACKET);
+                    handed[k] += 1;
+                }
+            }
+            let (mut up, mut done) = (Vec::new(), Vec::new());
+            let mut now = SimTime::ZERO;
+            loop {
+                for out in dcf.drain().collect::<Vec<_>>() {
+                    match out {
+                        Out::Schedule(at, t) => q.push(at, t),
+                        Out::Delivered { payload, .. } => up.push(payload),
+                        Out::Acked { from, payload } | Out::Dropped { from, payload, .. } => {
+                            done.push((payload, matches!(out, Out::Acked { .. })));
+                            let k = sources.iter().position(|s| s.0 == from).unwrap();
+                            if handed[k] < 200 {
+                                dcf.enqueue(now, from, sources[k].1, 1000 * k as u32 + handed[k], PACKET);
+                                handed[k] += 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let Some((t, timer)) = q.pop() else { break };
+                if t > SimTime(2_000_000_000) {
+                    break;
+                }
+                now = t;
+                dcf.on_timer(t, timer);
+            }
+            let mut once = up.clone();
+            once.sort_unstable();
+            once.dedup();
+            prop_assert_eq!(once.len(), up.len(), "a payload went up twice");
+            for k in 0..sources.len() as u32 {
+                let mine: Vec<u32> = up.iter().copied().filter(|p| p / 1000 == k).collect();
+                prop_assert!(mine.windows(2).all(|w| w[0] < w[1]), "out of order: {:?}", mine);
+            }
+            let mut freed: Vec<u32> = done.iter().map(|d| d.0).collect();
+            freed.sort_unstable();
+            freed.dedup();
+            prop_assert_eq!(freed.len(), done.len(), "freed twice");
+            // Acknowledged means it went up.
+            for &(p, acked) in &done {
+                prop_assert!(!acked || up.contains(&p), "{} acknowledged but never delivered", p);
+            }
+        }
+    }
+}
