@@ -10,8 +10,7 @@ use super::impairments::Impairment;
 use super::network::NodeId;
 use super::{serde_units, typed};
 use crate::error::EngineError;
-use super::phy::{self, HtFormat, HtMode, Preamble, Standard};
-use crate::net::wifi::ht::{HtPhy, Invalid};
+use super::phy::{self, HtFormat, HtMode, Invalid, Preamble, Standard};
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -74,8 +73,9 @@ pub struct ChannelConfig {
 /// aggregation with block ack (802.11-2020 10.12, 10.25).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HtConfig {
+    /// Validated (`HtMode::validate`).
     #[serde(skip)]
-    pub phy: HtPhy,
+    pub mode: HtMode,
     pub mcs: u8,
     pub bandwidth: String,
     pub spatial_streams: u8,
@@ -311,17 +311,21 @@ fn read_ht(raw: &RawChannel, standard: Standard, at: &str) -> Result<Option<HtCo
     }
     let mode = |mcs: u32| HtMode { format, mcs: mcs.min(255) as u8, bandwidth_mhz, streams: streams as u8, short_gi };
     // The MCSs these settings define, lowest first.
-    let defined: Vec<HtPhy> = (0..=9).filter_map(|m| HtPhy::new(mode(m)).ok()).collect();
+    let defined: Vec<HtMode> = (0..=9).map(mode).filter(|m| m.validate().is_ok()).collect();
     let rate = match &raw.data_rate {
         None => None,
         Some(v) => Some(parse_rate_value(v, &format!("{at}.data_rate"))?),
     };
     let phy = match (raw.mcs, rate) {
-        (Some(mcs), _) => HtPhy::new(mode(mcs)).map_err(|e| match e {
-            Invalid::Mcs(m) => err(format!("{at}.mcs"), m),
-            Invalid::Bandwidth(m) => err(format!("{at}.bandwidth"), m),
-            Invalid::Streams(m) => err(format!("{at}.spatial_streams"), m),
-        })?,
+        (Some(mcs), _) => {
+            let m = mode(mcs);
+            m.validate().map_err(|e| match e {
+                Invalid::Mcs(m) => err(format!("{at}.mcs"), m),
+                Invalid::Bandwidth(m) => err(format!("{at}.bandwidth"), m),
+                Invalid::Streams(m) => err(format!("{at}.spatial_streams"), m),
+            })?;
+            m
+        }
         // A data rate picks the MCS that gives it with these settings.
         (None, Some(r)) => *defined.iter().find(|p| p.data_rate_bps() == r).ok_or_else(|| rate_error(&defined, r, at))?,
         // The highest MCS defined for these settings.
@@ -338,8 +342,8 @@ fn read_ht(raw: &RawChannel, standard: Standard, at: &str) -> Result<Option<HtCo
         return Err(err(format!("{at}.ampdu_max_mpdus"), format!("must be 1-{BLOCK_ACK_WINDOW} MPDUs (the block ack window), got {max}")));
     }
     Ok(Some(HtConfig {
-        phy,
-        mcs: phy.mode.mcs,
+        mode: phy,
+        mcs: phy.mcs,
         bandwidth,
         spatial_streams: streams as u8,
         guard_interval: if short_gi { "short" } else { "long" },
@@ -349,9 +353,9 @@ fn read_ht(raw: &RawChannel, standard: Standard, at: &str) -> Result<Option<HtCo
 }
 
 /// An HT or VHT channel's `data_rate` that no MCS of its settings gives.
-fn rate_error(defined: &[HtPhy], rate: u64, at: &str) -> EngineError {
-    let m = defined.first().expect("MCS 0 is always defined").mode;
-    let rates: Vec<String> = defined.iter().map(|p| format!("{} (mcs {})", serde_units::format_rate(p.data_rate_bps()), p.mode.mcs)).collect();
+fn rate_error(defined: &[HtMode], rate: u64, at: &str) -> EngineError {
+    let m = defined.first().expect("MCS 0 is always defined");
+    let rates: Vec<String> = defined.iter().map(|p| format!("{} (mcs {})", serde_units::format_rate(p.data_rate_bps()), p.mcs)).collect();
     err(
         format!("{at}.data_rate"),
         format!(
@@ -420,7 +424,7 @@ pub(crate) fn read_channels(
             members.push(id);
         }
         let data_rate = match (&ht, &raw.data_rate) {
-            (Some(h), _) => h.phy.data_rate_bps(),
+            (Some(h), _) => h.mode.data_rate_bps(),
             (None, Some(v)) => read_rate(v, standard, &format!("{at}.data_rate"))?,
             (None, None) => *standard.rates().iter().max().expect("a standard has rates"),
         };

@@ -16,6 +16,7 @@ use crate::energy::meter::Mark;
 use crate::error::EngineError;
 use crate::net::impair::AnyImpairment;
 use crate::net::link::LinkCounters;
+use crate::net::wifi::ht::HtPhy;
 use crate::net::wifi::dcf::{self, AirRole, Dcf, DcfConfig, DropReason, FrameKind, Infrastructure, StationCounters};
 use crate::units::SimTime;
 use serde::Serialize;
@@ -116,7 +117,7 @@ impl ChannelMedium {
                 power_save: (0..n).map(|s| power_save && s != x.station).collect(),
                 psm_timeout: x.psm_timeout,
             }),
-            ht: cfg.ht.as_ref().map(|h| h.phy),
+            ht: cfg.ht.as_ref().and_then(|h| HtPhy::new(h.mode).ok()),
             ampdu_max: cfg.ht.as_ref().map_or(0, |h| if h.ampdu { h.ampdu_max_mpdus } else { 0 }),
         };
         Self {

@@ -9,29 +9,13 @@
 use super::phy::{HtFormat, HtMode};
 use crate::units::SimDuration;
 
+pub use crate::config::phy::Invalid;
+
 /// aPPDUMaxTime of HT-mixed and VHT PPDUs (19.4.4, 21.4.4): 5.484 ms.
 pub const PPDU_MAX_TIME: SimDuration = SimDuration(5_484_000);
 
-/// Bits of coded data per subcarrier and the coding rate of MCS 0-9 (19.5, 21.5): BPSK 1/2,
-/// QPSK 1/2, QPSK 3/4, 16-QAM 1/2, 16-QAM 3/4, 64-QAM 2/3, 3/4, 5/6; VHT adds 256-QAM 3/4, 5/6.
-const MODULATION: [(u32, u32, u32); 10] =
-    [(1, 1, 2), (2, 1, 2), (2, 3, 4), (4, 1, 2), (4, 3, 4), (6, 2, 3), (6, 3, 4), (6, 5, 6), (8, 3, 4), (8, 5, 6)];
-
-/// The legacy rate of the same modulation and coding (the non-HT reference rate, 10.6.6.5.2):
-/// what a control response to an HT or VHT frame is chosen against.
-const NON_HT_REFERENCE_MBPS: [u64; 10] = [6, 12, 18, 24, 36, 48, 54, 54, 54, 54];
-
-/// Data subcarriers N_SD per bandwidth (19.3.5 Table 19-6, 21.3.7 Table 21-5).
-fn data_subcarriers(bandwidth_mhz: u16) -> Option<u32> {
-    match bandwidth_mhz {
-        20 => Some(52),
-        40 => Some(108),
-        80 => Some(234),
-        _ => None,
-    }
-}
-
-/// A channel's HT or VHT data PPDUs, with the numbers their TXTIME needs.
+/// A channel's HT or VHT data PPDUs, with the numbers their TXTIME needs (the MCS arithmetic is
+/// the scenario contract's, `config::phy::HtMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HtPhy {
     pub mode: HtMode,
@@ -43,59 +27,10 @@ pub struct HtPhy {
     n_ltf: u32,
 }
 
-/// Why a mode is not a valid HT or VHT rate (the message names the allowed values).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invalid {
-    Mcs(String),
-    Bandwidth(String),
-    Streams(String),
-}
-
 impl HtPhy {
     pub fn new(mode: HtMode) -> Result<Self, Invalid> {
-        let (max_mcs, bandwidths): (u8, &[u16]) = match mode.format {
-            HtFormat::HtMixed => (7, &[20, 40]),
-            HtFormat::Vht => (9, &[20, 40, 80]),
-        };
-        if !bandwidths.contains(&mode.bandwidth_mhz) {
-            let names: Vec<String> = bandwidths.iter().map(|b| format!("\"{b}MHz\"")).collect();
-            return Err(Invalid::Bandwidth(format!("{} MHz is not a bandwidth of this standard; one of {}", mode.bandwidth_mhz, names.join(", "))));
-        }
-        if !(1..=4).contains(&mode.streams) {
-            return Err(Invalid::Streams(format!("must be 1-4 spatial streams, got {}", mode.streams)));
-        }
-        if mode.mcs > max_mcs {
-            let hint = if mode.format == HtFormat::HtMixed && mode.mcs <= 31 {
-                format!(" (HT MCS {} is mcs = {} with spatial_streams = {})", mode.mcs, mode.mcs % 8, mode.mcs / 8 + 1)
-            } else {
-                String::new()
-            };
-            return Err(Invalid::Mcs(format!("must be 0-{max_mcs} (the modulation and coding of each stream), got {}{hint}", mode.mcs)));
-        }
-        let n_sd = data_subcarriers(mode.bandwidth_mhz).expect("checked above");
-        let (bits, num, den) = MODULATION[mode.mcs as usize];
-        let coded = n_sd * bits * mode.streams as u32;
-        // N_DBPS = N_SD x N_BPSCS x N_SS x R; an MCS whose N_DBPS is no whole number, or does
-        // not split evenly among the encoders, is excluded (21.5: e.g. 20 MHz MCS 9 with 1, 2 or
-        // 4 streams, 80 MHz MCS 6 with 3 streams).
-        let excluded = || Invalid::Mcs(format!("MCS {} is not defined for {} spatial stream(s) at {} MHz (802.11-2020 21.5)", mode.mcs, mode.streams, mode.bandwidth_mhz));
-        if coded * num % den != 0 {
-            return Err(excluded());
-        }
-        let n_dbps = coded * num / den;
-        // One BCC encoder per 1080 data bits of a symbol for HT (300 Mbit/s with short GI), per
-        // 2160 for VHT (600 Mbit/s): the N_ES of the MCS tables, 1-4 encoders within 80 MHz.
-        let per_encoder = match mode.format {
-            HtFormat::HtMixed => 1080,
-            HtFormat::Vht => 2160,
-        };
-        let n_es = n_dbps.div_ceil(per_encoder);
-        if n_dbps % n_es != 0 {
-            return Err(excluded());
-        }
-        // N_LTF per streams (19.3.9.4.6 Table 19-13, 21.3.8.3.5 Table 21-13): 1, 2, 4, 4.
-        let n_ltf = [1, 2, 4, 4][mode.streams as usize - 1];
-        Ok(Self { mode, n_dbps, n_es, n_ltf })
+        mode.validate()?;
+        Ok(Self { mode, n_dbps: mode.n_dbps(), n_es: mode.n_es(), n_ltf: mode.n_ltf() })
     }
 
     pub fn n_dbps(&self) -> u32 {
@@ -106,15 +41,12 @@ impl HtPhy {
         self.n_es
     }
 
-    /// The data rate N_DBPS / T_SYM, bit/s (rounded down: 7.2 Mbit/s is 7,222,222 bit/s).
     pub fn data_rate_bps(&self) -> u64 {
-        let symbol_ns = if self.mode.short_gi { 3_600 } else { 4_000 };
-        self.n_dbps as u64 * 1_000_000_000 / symbol_ns
+        self.mode.data_rate_bps()
     }
 
-    /// The legacy OFDM rate of the MCS's modulation and coding (10.6.6.5.2).
     pub fn non_ht_reference_rate(&self) -> u64 {
-        NON_HT_REFERENCE_MBPS[self.mode.mcs as usize] * 1_000_000
+        self.mode.non_ht_reference_rate()
     }
 
     /// The preamble and signal fields before the data symbols: L-STF 8 + L-LTF 8 + L-SIG 4, then
