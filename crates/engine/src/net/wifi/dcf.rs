@@ -440,7 +440,10 @@ struct Station<P> {
     ap_active: Vec<bool>,
     /// A Null frame to send: announcing active mode (`true`) or power save.
     null_pending: Option<bool>,
-    psm_gen: u32,
+    /// Awake in active mode until then at least; whether a timer for it is pending (one timer
+    /// per timeout, moved on when it fires early, rather than one per frame).
+    psm_until: SimTime,
+    psm_timer: bool,
 }
 
 /// The DCF of one channel.
@@ -527,7 +530,8 @@ impl<P: Copy> Dcf<P> {
                 response_bitmap: 0,
                 active: false,
                 ap_active: if infra.as_ref().is_some_and(|x| x.ap == i) { vec![false; n] } else { Vec::new() },
-                psm_gen: 0,
+                psm_until: SimTime::ZERO,
+                psm_timer: false,
             })
             .collect();
         let mut out = Vec::new();
@@ -648,10 +652,10 @@ impl<P: Copy> Dcf<P> {
         s.queue.push_back(frame);
         if s.ps && !self.psm_timeout.is_zero() {
             // Adaptive power save: its frames say PM = 0, and it stays awake after them.
-            s.active = true;
             if s.null_pending == Some(false) {
                 s.null_pending = None;
             }
+            self.traffic(from, now);
         }
         self.wake(from, now);
         self.start_contending(from, now);
@@ -681,7 +685,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::Contend => s.contend_gen != t.gen,
             TimerKind::Timeout => s.exchange_gen != t.gen,
             TimerKind::NavReset => s.nav_gen != t.gen,
-            TimerKind::PsmTimeout => s.psm_gen != t.gen,
+            TimerKind::PsmTimeout => false,
             TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd | TimerKind::Tbtt => false,
         };
         if stale {
@@ -1693,16 +1697,27 @@ impl<P: Copy> Dcf<P> {
         }
         let s = &mut self.stations[i];
         s.active = true;
-        s.psm_gen = s.psm_gen.wrapping_add(1);
-        let t = Timer { station: i as u32, kind: TimerKind::PsmTimeout, gen: s.psm_gen };
-        self.out.push(Out::Schedule(now + self.psm_timeout, t));
+        s.psm_until = now + self.psm_timeout;
+        if !s.psm_timer {
+            s.psm_timer = true;
+            let t = Timer { station: i as u32, kind: TimerKind::PsmTimeout, gen: 0 };
+            self.out.push(Out::Schedule(s.psm_until, t));
+        }
     }
 
-    /// The stay-awake timeout ran out: announce power save with a Null frame (PM = 1), then
-    /// doze; a station still busy with frames waits another timeout.
+    /// The stay-awake timer fired: at the timeout, announce power save with a Null frame (PM =
+    /// 1), then doze; a station still busy with frames waits another timeout.
     fn psm_timeout_expired(&mut self, i: usize, now: SimTime) {
-        let s = &self.stations[i];
+        let s = &mut self.stations[i];
+        s.psm_timer = false;
         if !s.active {
+            return;
+        }
+        if now < s.psm_until {
+            // Traffic since it was set: wait for the later deadline.
+            s.psm_timer = true;
+            let t = Timer { station: i as u32, kind: TimerKind::PsmTimeout, gen: 0 };
+            self.out.push(Out::Schedule(s.psm_until, t));
             return;
         }
         if !s.queue.is_empty() || s.state == State::Exchange {
@@ -1773,6 +1788,20 @@ impl<P: Copy> Dcf<P> {
                 s.queue.push_back(f);
             }
             self.start_contending(ap, now);
+        } else if !active && s.state != State::Exchange {
+            // Back to power save: frames still queued for it wait in its buffer for the TIM.
+            let mut k = 0;
+            while k < s.queue.len() {
+                if s.queue[k].to == sta {
+                    let f = s.queue.remove(k).expect("in range");
+                    s.ps_buffer[sta].push_back(f);
+                } else {
+                    k += 1;
+                }
+            }
+            if s.queue.is_empty() && s.state == State::Contending && !s.beacon_pending && s.bar.iter().all(|&b| b != Bar::Needed) {
+                s.state = State::Idle;
+            }
         }
     }
 
