@@ -24,6 +24,7 @@ impl<P: Copy> Dcf<P> {
 
     /// The stay-awake timer fired: at the timeout, announce power save with a Null frame (PM =
     /// 1), then doze; a station still busy with frames waits another timeout.
+    #[cold]
     pub(super) fn psm_timeout_expired(&mut self, i: usize, now: SimTime) {
         let s = &mut self.stations[i];
         s.psm_timer = false;
@@ -49,6 +50,7 @@ impl<P: Copy> Dcf<P> {
         self.stations[i].null_pending
     }
 
+    #[cold]
     pub(super) fn send_null(&mut self, i: usize, now: SimTime, active: bool) {
         let ap = self.ap();
         let s = &mut self.stations[i];
@@ -56,14 +58,13 @@ impl<P: Copy> Dcf<P> {
         s.peer = ap;
         s.counters.nulls_sent += 1;
         let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::Ack).0);
+        // Its PM bit is the job's: 0 announcing active mode, 1 power save.
         self.start_tx(i, now, FrameKind::Null, ap, nav, 0, 0, false);
-        if let Some(f) = self.stations[i].on_air.as_mut() {
-            f.pm = !active;
-        }
     }
 
     /// The AP acknowledged `i`'s Null frame: it is in active mode, or in power save (and dozes
     /// once the exchange is over).
+    #[cold]
     pub(super) fn power_mode_announced(&mut self, i: usize, active: bool, now: SimTime) {
         self.stations[i].null_pending = None;
         if active {
@@ -75,6 +76,7 @@ impl<P: Copy> Dcf<P> {
 
     /// `i`'s Null frame failed at the retry limit: still awake, it tries again after another
     /// timeout; a station that wanted to fetch buffered frames falls back to a PS-Poll.
+    #[cold]
     pub(super) fn power_mode_unannounced(&mut self, i: usize, active: bool, now: SimTime) {
         self.stations[i].null_pending = None;
         if active {
@@ -93,6 +95,7 @@ impl<P: Copy> Dcf<P> {
 
     /// The AP learnt `sta`'s power management mode (11.2.3.2): in active mode, what it buffered
     /// for it goes to its queue and later frames are not buffered.
+    #[cold]
     pub(super) fn power_mode_heard(&mut self, ap: usize, sta: usize, active: bool, now: SimTime) {
         let s = &mut self.stations[ap];
         if s.ap_active.is_empty() {

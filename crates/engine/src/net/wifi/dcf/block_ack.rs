@@ -8,6 +8,7 @@ use super::*;
 impl<P: Copy> Dcf<P> {
     /// The oldest sequence number `i` still holds for `to`, or the next it will use: the
     /// starting sequence number of its BlockAckReq.
+    #[cold]
     pub(super) fn window_start(&self, i: usize, to: usize) -> u16 {
         let s = &self.stations[i];
         s.queue.iter().find(|f| f.to == to).map_or(s.next_seq_to[to], |f| f.seq)
@@ -20,6 +21,7 @@ impl<P: Copy> Dcf<P> {
     /// The medium is won: gather the head frame's recipient's MPDUs in queue order, within the
     /// block ack window and the A-MPDU limits (10.12.2), and send them, after RTS/CTS when the
     /// A-MPDU is longer than the RTS threshold.
+    #[cold]
     pub(super) fn start_ampdu(&mut self, i: usize, now: SimTime) {
         let ht = self.cfg.ht.expect("aggregation on an HT or VHT channel");
         let overhead = self.mpdu(0);
@@ -60,6 +62,7 @@ impl<P: Copy> Dcf<P> {
             }
         }
         let head = s.queue[s.batch[0]];
+        s.ampdu_retry_ns = 0;
         let c = &mut s.counters;
         c.ampdus_sent += 1;
         c.ampdu_mpdus += s.batch.len() as u64;
@@ -70,15 +73,38 @@ impl<P: Copy> Dcf<P> {
         if retried > 0 {
             // The meters charge retransmissions their share of the airtime, by bytes.
             let retry_ns = self.psdu_air(self.ampdu_len(i)).0 * retried / bytes.max(1);
-            if let Some(f) = self.stations[i].on_air.as_mut() {
-                f.retry_ns = retry_ns;
-            }
+            self.stations[i].ampdu_retry_ns = retry_ns;
             self.out.push(Out::RetryShare { station: i, role: AirRole::Transmit, start: now, end: SimTime(now.0 + retry_ns) });
+        }
+    }
+
+    /// `i`'s A-MPDU ended: the first transmission of each of its MPDUs is over.
+    #[cold]
+    pub(super) fn ampdu_sent(&mut self, i: usize, start: SimTime) {
+        let s = &mut self.stations[i];
+        for &k in &s.batch {
+            let f = &mut s.queue[k];
+            if !f.sent {
+                f.sent = true;
+                self.out.push(Out::Sent { from: i, to: f.to, payload: f.payload, start });
+            }
+        }
+    }
+
+    /// Station `h` received `i`'s A-MPDU begun at `start`: the part that carried retransmitted
+    /// MPDUs is charged as retries (from when it woke, if it woke during it).
+    #[cold]
+    pub(super) fn ampdu_retry_share(&mut self, i: usize, h: usize, start: SimTime) {
+        let end = SimTime(start.0 + self.stations[i].ampdu_retry_ns);
+        let woke_at = self.stations[h].woke_at;
+        if end > woke_at && end > start {
+            self.out.push(Out::RetryShare { station: h, role: AirRole::Receive, start: start.max(woke_at), end });
         }
     }
 
     /// Which MPDUs of `i`'s A-MPDU survive the channel's impairments at the recipient (bit k:
     /// the k-th): each is lost or not on its own.
+    #[cold]
     pub(super) fn ampdu_verdicts(&mut self, i: usize, now: SimTime) -> u64 {
         let overhead = self.mpdu(0);
         let mut got = 0;
@@ -94,6 +120,7 @@ impl<P: Copy> Dcf<P> {
     /// Station `h` decoded the MPDUs `got` of `from`'s A-MPDU: into the reordering buffer,
     /// up what is in order, and a compressed BlockAck after SIFS acknowledging every MPDU of it
     /// the recipient has (10.25.6).
+    #[cold]
     pub(super) fn receive_ampdu(&mut self, h: usize, from: usize, got: u64, now: SimTime) {
         let mut up = std::mem::take(&mut self.up);
         let (mut bitmap, mut more) = (0u64, false);
@@ -135,6 +162,7 @@ impl<P: Copy> Dcf<P> {
 
     /// The BlockAck for `i`'s A-MPDU came: MPDUs it acknowledges leave the queue, the others
     /// count a failure (10.25.3).
+    #[cold]
     pub(super) fn block_ack_received(&mut self, i: usize, bitmap: u64, now: SimTime) {
         let s = &mut self.stations[i];
         s.short_retries = 0;
@@ -149,6 +177,7 @@ impl<P: Copy> Dcf<P> {
 
     /// No CTS or no BlockAck: every MPDU of the A-MPDU failed once (the whole PPDU is taken as
     /// unacknowledged; no BlockAckReq asks what arrived).
+    #[cold]
     pub(super) fn ampdu_failed(&mut self, i: usize, now: SimTime) {
         let s = &mut self.stations[i];
         s.awaiting = None;
@@ -160,6 +189,7 @@ impl<P: Copy> Dcf<P> {
 
     /// Acknowledged MPDUs (bits of `acked`) are done; the others fail once and are discarded at
     /// their retry limit, after which a BlockAckReq moves the recipient's window past them.
+    #[cold]
     pub(super) fn settle_ampdu(&mut self, i: usize, acked: u64, _now: SimTime) {
         let (short, long) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit);
         let n = self.stations[i].batch.len();

@@ -151,6 +151,21 @@ pub enum FrameKind {
 }
 
 impl FrameKind {
+    pub const COUNT: usize = 10;
+    /// Every kind, in declaration order (`kind as usize` indexes this).
+    pub const ALL: [FrameKind; Self::COUNT] = [
+        FrameKind::Data,
+        FrameKind::Rts,
+        FrameKind::Cts,
+        FrameKind::Ack,
+        FrameKind::Beacon,
+        FrameKind::PsPoll,
+        FrameKind::Ampdu,
+        FrameKind::BlockAck,
+        FrameKind::BlockAckReq,
+        FrameKind::Null,
+    ];
+
     /// Frames that carry data (the rest are control and management frames for the meters).
     pub fn is_data(self) -> bool {
         matches!(self, FrameKind::Data | FrameKind::Ampdu)
@@ -371,12 +386,6 @@ struct OnAir {
     seq: u16,
     retry: bool,
     more: bool,
-    /// An A-MPDU's airtime that carried retransmitted MPDUs (from its start).
-    retry_ns: u64,
-    /// A BlockAck's bitmap: bit k acknowledges the k-th MPDU of the A-MPDU it answers.
-    bitmap: u64,
-    /// A Null frame's power management bit.
-    pm: bool,
 }
 
 struct Station<P> {
@@ -438,8 +447,11 @@ struct Station<P> {
     bar: Vec<Bar>,
     /// Reordering buffer per originator.
     reorder: Vec<Reorder<P>>,
-    /// The bitmap of the BlockAck to send at the Respond timer.
+    /// The bitmap of the BlockAck it sends (at the Respond timer, and on the air): bit k
+    /// acknowledges the k-th MPDU of the A-MPDU it answers.
     response_bitmap: u64,
+    /// The part of its A-MPDU's airtime that carries retransmitted MPDUs (from its start).
+    ampdu_retry_ns: u64,
     // ---- adaptive power save ----
     /// In active mode (PM = 0 at the AP) since its last data frame, until the timeout.
     active: bool,
@@ -474,6 +486,8 @@ pub struct Dcf<P> {
     up: Vec<Held<P>>,
     /// Adaptive power save's stay-awake timeout (zero: none).
     psm_timeout: SimDuration,
+    /// Airtime of each control and management frame kind (`FrameKind as usize`).
+    control_airs: [SimDuration; FrameKind::COUNT],
 }
 
 impl<P: Copy> Dcf<P> {
@@ -487,6 +501,7 @@ impl<P: Copy> Dcf<P> {
         let control_rate = phy::response_rate(&cfg.basic_rates, eliciting);
         let infra = cfg.infrastructure.clone();
         let ampdu_max = if cfg.ht.is_some() { cfg.ampdu_max } else { 0 };
+        let control_airs = FrameKind::ALL.map(|k| Self::compute_control_air(&cfg, control_rate, k));
         let aggregating = ampdu_max > 0;
         let stations = (0..n)
             .map(|i| Station {
@@ -535,6 +550,7 @@ impl<P: Copy> Dcf<P> {
                 bar: if aggregating { vec![Bar::None; n] } else { Vec::new() },
                 reorder: if aggregating { (0..n).map(|_| Reorder::default()).collect() } else { Vec::new() },
                 response_bitmap: 0,
+                ampdu_retry_ns: 0,
                 active: false,
                 ap_active: if infra.as_ref().is_some_and(|x| x.ap == i) { vec![false; n] } else { Vec::new() },
                 psm_until: SimTime::ZERO,
@@ -565,6 +581,7 @@ impl<P: Copy> Dcf<P> {
             ampdu_max,
             up: Vec::new(),
             psm_timeout: infra.as_ref().map_or(SimDuration::ZERO, |x| x.psm_timeout),
+            control_airs,
         }
     }
 
@@ -754,13 +771,16 @@ impl<P: Copy> Dcf<P> {
         self.psdu_air(self.mpdu(bytes))
     }
 
+    /// Airtime of a control or management frame (computed once, `control_airs`).
+    #[inline]
     fn control_air(&self, kind: FrameKind) -> SimDuration {
-        let rate = if kind == FrameKind::Beacon {
-            self.lowest_basic_rate()
-        } else {
-            self.control_rate
-        };
-        phy::airtime(self.cfg.standard, self.cfg.preamble, rate, Self::control_bytes(kind))
+        self.control_airs[kind as usize]
+    }
+
+    fn compute_control_air(cfg: &DcfConfig, control_rate: u64, kind: FrameKind) -> SimDuration {
+        // Beacons go at the lowest basic rate, so that every station can decode them.
+        let rate = if kind == FrameKind::Beacon { cfg.basic_rates.iter().copied().min().unwrap_or(control_rate) } else { control_rate };
+        phy::airtime(cfg.standard, cfg.preamble, rate, Self::control_bytes(kind))
     }
 
     fn control_bytes(kind: FrameKind) -> u32 {
@@ -1009,9 +1029,6 @@ impl<P: Copy> Dcf<P> {
             seq,
             retry,
             more: false,
-            retry_ns: 0,
-            bitmap: 0,
-            pm: false,
         });
         // A station that starts sending cannot decode what it was receiving.
         if s.rx != Rx::Nothing {
@@ -1062,14 +1079,7 @@ impl<P: Copy> Dcf<P> {
                 self.out.push(Out::Sent { from: i, to, payload, start: frame.start });
             }
         } else if frame.kind == FrameKind::Ampdu {
-            let s = &mut self.stations[i];
-            for &k in &s.batch {
-                let f = &mut s.queue[k];
-                if !f.sent {
-                    f.sent = true;
-                    self.out.push(Out::Sent { from: i, to: f.to, payload: f.payload, start: frame.start });
-                }
-            }
+            self.ampdu_sent(i, frame.start);
         }
         self.transmitting -= 1;
         if self.transmitting == 0 {
@@ -1103,11 +1113,8 @@ impl<P: Copy> Dcf<P> {
                     retry: frame.retry,
                     bytes: frame.bytes,
                 });
-                if frame.retry_ns > 0 && addressed {
-                    let end = SimTime(frame.start.0 + frame.retry_ns);
-                    if end > st.woke_at {
-                        self.out.push(Out::RetryShare { station: h, role, start: frame.start.max(st.woke_at), end });
-                    }
+                if frame.kind == FrameKind::Ampdu && addressed {
+                    self.ampdu_retry_share(i, h, frame.start);
                 }
             }
             let st = &mut self.stations[h];
@@ -1291,7 +1298,8 @@ impl<P: Copy> Dcf<P> {
             FrameKind::Null => {
                 // 11.2.3.2: the AP notes the station's power management mode.
                 self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
-                self.power_mode_heard(h, from, !frame.pm, now);
+                let active = matches!(self.stations[from].job, Job::Null(true));
+                self.power_mode_heard(h, from, active, now);
             }
             FrameKind::Ampdu => {}
             FrameKind::Cts | FrameKind::Ack | FrameKind::BlockAck => {
@@ -1318,7 +1326,9 @@ impl<P: Copy> Dcf<P> {
                     };
                     self.out.push(Out::Schedule(now + self.timing.sifs, t));
                 } else if frame.kind == FrameKind::BlockAck && self.stations[h].job == Job::Ampdu {
-                    self.block_ack_received(h, frame.bitmap, now);
+                    // The BlockAck on the air carries its sender's bitmap.
+                    let bitmap = self.stations[from].response_bitmap;
+                    self.block_ack_received(h, bitmap, now);
                 } else {
                     self.exchange_succeeded(h, now);
                 }
@@ -1361,13 +1371,8 @@ impl<P: Copy> Dcf<P> {
                 self.start_tx(h, now, FrameKind::Cts, to, nav, 0, 0, false);
             }
             FrameKind::BlockAck => {
-                let s = &mut self.stations[h];
-                s.counters.block_acks_sent += 1;
-                let bitmap = s.response_bitmap;
+                self.stations[h].counters.block_acks_sent += 1;
                 self.start_tx(h, now, FrameKind::BlockAck, to, SimDuration::ZERO, 0, 0, false);
-                if let Some(f) = self.stations[h].on_air.as_mut() {
-                    f.bitmap = bitmap;
-                }
             }
             FrameKind::Data if self.stations[h].job == Job::Ampdu => self.send_ampdu(h, now),
             FrameKind::Data => self.send_data(h, now),
@@ -1577,7 +1582,14 @@ impl<P: Copy> Dcf<P> {
 
     /// A station in power-save mode dozes as soon as it has nothing to send, expects nothing
     /// and is not listening for a beacon (11.2.3.1).
+    #[inline]
     fn maybe_doze(&mut self, i: usize, now: SimTime) {
+        if self.stations[i].ps {
+            self.doze_if_idle(i, now);
+        }
+    }
+
+    fn doze_if_idle(&mut self, i: usize, now: SimTime) {
         let s = &mut self.stations[i];
         let busy = s.state != State::Idle
             || s.awaiting_beacon
@@ -1587,7 +1599,7 @@ impl<P: Copy> Dcf<P> {
             || s.awaiting.is_some()
             || s.active
             || s.null_pending.is_some();
-        if s.ps && s.awake && !busy {
+        if s.awake && !busy {
             s.awake = false;
             self.out.push(Out::Power {
                 station: i,
@@ -1595,5 +1607,15 @@ impl<P: Copy> Dcf<P> {
                 at: now,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_frame_kind_indexes_its_own_control_airtime() {
+        assert!(FrameKind::ALL.iter().enumerate().all(|(k, &kind)| kind as usize == k));
     }
 }
