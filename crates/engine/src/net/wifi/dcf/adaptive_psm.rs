@@ -8,11 +8,12 @@ use super::*;
 impl<P: Copy> Dcf<P> {
     /// A station in power-save mode sent or received a data frame: with a stay-awake timeout it
     /// is in active mode until the timeout runs out after its last one.
+    #[cold]
     pub(super) fn traffic(&mut self, i: usize, now: SimTime) {
-        if self.psm_timeout.is_zero() {
+        let s = &mut self.stations[i];
+        if self.psm_timeout.is_zero() || !s.ps {
             return;
         }
-        let s = &mut self.stations[i];
         s.active = true;
         s.psm_until = now + self.psm_timeout;
         if !s.psm_timer {
@@ -87,6 +88,7 @@ impl<P: Copy> Dcf<P> {
     }
 
     /// The AP `ap` decoded a data frame from `from`: with adaptive power save its PM bit is 0.
+    #[cold]
     pub(super) fn data_from(&mut self, ap: usize, from: usize, now: SimTime) {
         if !self.psm_timeout.is_zero() && self.stations[from].ps && !self.stations[ap].ps_buffer.is_empty() {
             self.power_mode_heard(ap, from, true, now);

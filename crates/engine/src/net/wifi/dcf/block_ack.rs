@@ -96,8 +96,11 @@ impl<P: Copy> Dcf<P> {
     #[cold]
     pub(super) fn ampdu_retry_share(&mut self, i: usize, h: usize, start: SimTime) {
         let end = SimTime(start.0 + self.stations[i].ampdu_retry_ns);
-        let woke_at = self.stations[h].woke_at;
-        if end > woke_at && end > start {
+        let st = &self.stations[h];
+        // Only a radio that received it (awake, not sending, hearing the sender).
+        let heard = self.cfg.hears[h][i] && st.awake && st.on_air.is_none();
+        let woke_at = st.woke_at;
+        if heard && end > woke_at && end > start {
             self.out.push(Out::RetryShare { station: h, role: AirRole::Receive, start: start.max(woke_at), end });
         }
     }
@@ -143,8 +146,8 @@ impl<P: Copy> Dcf<P> {
         self.respond_after_sifs(h, now, FrameKind::BlockAck, from, SimDuration::ZERO);
         if self.stations[h].ps {
             self.buffered_frame_received(h, now, more);
-            self.traffic(h, now);
         }
+        self.traffic(h, now);
         self.data_from(h, from, now);
     }
 
@@ -169,9 +172,7 @@ impl<P: Copy> Dcf<P> {
         s.long_retries = 0;
         s.cw = self.timing.cw_min;
         self.settle_ampdu(i, bitmap, now);
-        if self.stations[i].ps {
-            self.traffic(i, now);
-        }
+        self.traffic(i, now);
         self.after_exchange(i, now);
     }
 

@@ -133,6 +133,8 @@ pub enum TimerKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {
     Data,
+    /// An HT or VHT PPDU carrying an A-MPDU of data MPDUs for one receiver.
+    Ampdu,
     Rts,
     Cts,
     Ack,
@@ -140,8 +142,6 @@ pub enum FrameKind {
     Beacon,
     /// A dozing station asks the AP for one buffered frame.
     PsPoll,
-    /// An HT or VHT PPDU carrying an A-MPDU of data MPDUs for one receiver.
-    Ampdu,
     /// The compressed BlockAck answering an A-MPDU or a BlockAckReq.
     BlockAck,
     /// A BlockAckReq: the originator moves the recipient's window past MPDUs it gave up.
@@ -155,20 +155,22 @@ impl FrameKind {
     /// Every kind, in declaration order (`kind as usize` indexes this).
     pub const ALL: [FrameKind; Self::COUNT] = [
         FrameKind::Data,
+        FrameKind::Ampdu,
         FrameKind::Rts,
         FrameKind::Cts,
         FrameKind::Ack,
         FrameKind::Beacon,
         FrameKind::PsPoll,
-        FrameKind::Ampdu,
         FrameKind::BlockAck,
         FrameKind::BlockAckReq,
         FrameKind::Null,
     ];
 
     /// Frames that carry data (the rest are control and management frames for the meters).
+    #[inline]
     pub fn is_data(self) -> bool {
-        matches!(self, FrameKind::Data | FrameKind::Ampdu)
+        // The two are declared first.
+        (self as u8) <= FrameKind::Ampdu as u8
     }
 }
 
@@ -488,6 +490,9 @@ pub struct Dcf<P> {
     psm_timeout: SimDuration,
     /// Airtime of each control and management frame kind (`FrameKind as usize`).
     control_airs: [SimDuration; FrameKind::COUNT],
+    /// What a data MPDU adds to its IP packet: LLC/SNAP, MAC header and FCS (QoS data on HT
+    /// and VHT channels).
+    mpdu_overhead: u32,
 }
 
 impl<P: Copy> Dcf<P> {
@@ -502,6 +507,7 @@ impl<P: Copy> Dcf<P> {
         let infra = cfg.infrastructure.clone();
         let ampdu_max = if cfg.ht.is_some() { cfg.ampdu_max } else { 0 };
         let control_airs = FrameKind::ALL.map(|k| Self::compute_control_air(&cfg, control_rate, k));
+        let mpdu_overhead = phy::LLC_SNAP + if cfg.ht.is_some() { phy::QOS_DATA_MAC_OVERHEAD } else { phy::DATA_MAC_OVERHEAD };
         let aggregating = ampdu_max > 0;
         let stations = (0..n)
             .map(|i| Station {
@@ -582,6 +588,7 @@ impl<P: Copy> Dcf<P> {
             up: Vec::new(),
             psm_timeout: infra.as_ref().map_or(SimDuration::ZERO, |x| x.psm_timeout),
             control_airs,
+            mpdu_overhead,
         }
     }
 
@@ -674,7 +681,7 @@ impl<P: Copy> Dcf<P> {
         }
         let s = &mut self.stations[from];
         s.queue.push_back(frame);
-        if s.ps && !self.psm_timeout.is_zero() {
+        if self.psm_timeout.0 != 0 && s.ps {
             // Adaptive power save: its frames say PM = 0, and it stays awake after them.
             if s.null_pending == Some(false) {
                 s.null_pending = None;
@@ -755,8 +762,7 @@ impl<P: Copy> Dcf<P> {
     /// A data MPDU carrying `bytes` of IP: LLC/SNAP, MAC header and FCS (QoS data on HT and
     /// VHT channels).
     fn mpdu(&self, bytes: u32) -> u32 {
-        let header = if self.cfg.ht.is_some() { phy::QOS_DATA_MAC_OVERHEAD } else { phy::DATA_MAC_OVERHEAD };
-        bytes + phy::LLC_SNAP + header
+        bytes + self.mpdu_overhead
     }
 
     /// Airtime of a PSDU of `psdu` bytes of data (an MPDU, or an A-MPDU).
@@ -1113,9 +1119,6 @@ impl<P: Copy> Dcf<P> {
                     retry: frame.retry,
                     bytes: frame.bytes,
                 });
-                if frame.kind == FrameKind::Ampdu && addressed {
-                    self.ampdu_retry_share(i, h, frame.start);
-                }
             }
             let st = &mut self.stations[h];
             // A clean reception ends with the medium quiet (a later start would have garbled it).
@@ -1178,6 +1181,9 @@ impl<P: Copy> Dcf<P> {
                     self.exchange_failed(h, now);
                 }
             }
+        }
+        if frame.kind == FrameKind::Ampdu {
+            self.ampdu_retry_share(i, frame.to, frame.start);
         }
         // The sender: wait for the response, or go back to contending.
         match frame.kind {
@@ -1255,9 +1261,11 @@ impl<P: Copy> Dcf<P> {
                 self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
                 if self.stations[h].ps {
                     self.buffered_frame_received(h, now, frame.more);
-                    self.traffic(h, now);
                 }
-                self.data_from(h, from, now);
+                if self.adaptive() {
+                    self.traffic(h, now);
+                    self.data_from(h, from, now);
+                }
             }
             FrameKind::PsPoll => {
                 // 11.2.3.8: the AP acknowledges and sends the station's oldest buffered frame,
@@ -1399,22 +1407,37 @@ impl<P: Copy> Dcf<P> {
         s.short_retries = 0;
         s.long_retries = 0;
         s.cw = cw_min;
+        if s.job == Job::Data {
+            let done = s.queue.pop_front().expect("head frame");
+            self.out.push(Out::Acked {
+                from: i,
+                payload: done.payload,
+            });
+            if self.adaptive() && self.stations[i].ps {
+                self.traffic(i, now);
+            }
+        } else {
+            self.control_exchange_done(i, now);
+        }
+        self.after_exchange(i, now);
+    }
+
+    /// A PS-Poll, BlockAckReq or Null was acknowledged.
+    #[cold]
+    fn control_exchange_done(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
         match s.job {
             Job::PsPoll => s.poll = Poll::Sent,
             Job::Bar => s.bar[s.peer] = Bar::None,
             Job::Null(active) => self.power_mode_announced(i, active, now),
-            _ => {
-                let done = s.queue.pop_front().expect("head frame");
-                self.out.push(Out::Acked {
-                    from: i,
-                    payload: done.payload,
-                });
-                if self.stations[i].ps {
-                    self.traffic(i, now);
-                }
-            }
+            _ => {}
         }
-        self.after_exchange(i, now);
+    }
+
+    /// Adaptive power save is on (a stay-awake timeout).
+    #[inline]
+    fn adaptive(&self) -> bool {
+        self.psm_timeout.0 != 0
     }
 
     fn exchange_failed(&mut self, i: usize, now: SimTime) {
