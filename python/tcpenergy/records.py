@@ -50,7 +50,8 @@ _NON_NEGATIVE_FIELDS = (
     # a channel (`channels.<name>.*`)
     "data_attempts", "delivered", "retries", "collisions", "rts_collisions", "rts_sent",
     "cts_sent", "beacons_sent", "ps_polls_sent", "drops_queue", "drops_retry_limit",
-    "duplicates", "data_rate_bps",
+    "duplicates", "data_rate_bps", "ampdus_sent", "ampdu_mpdus", "block_acks_sent",
+    "block_ack_reqs_sent", "nulls_sent",
     # the network (`network.*`)
     "flows", "nodes", "wire_bytes", "packets_in_flight", "unfavored_flows",
     # seed 001's overheads (docs/models/metrics.md): bytes sent >= bytes delivered, transfer time

@@ -66,9 +66,66 @@ fn a_rate_outside_the_standard_is_refused_with_the_standards_rates() {
     assert_eq!(msg, "54Mbps is not a rate of 802.11b; one of 1Mbps, 2Mbps, 5500kbps, 11Mbps");
     let (path, _) = err_of(&edit("basic_rate = \"2Mbps\"", "basic_rate = \"6Mbps\""));
     assert_eq!(path, "channels.0.basic_rate");
-    let (path, msg) = err_of(&edit("standard = \"802.11b\"", "standard = \"802.11n\""));
+    let (path, msg) = err_of(&edit("standard = \"802.11b\"", "standard = \"802.11ax\""));
     assert_eq!(path, "channels.0.standard");
-    assert!(msg.contains("802.11b, 802.11a, 802.11g"), "{msg}");
+    assert!(msg.contains("802.11b, 802.11a, 802.11g, 802.11n, 802.11ac"), "{msg}");
+}
+
+/// An 802.11n channel of the base scenario with `keys` in place of its legacy rates.
+fn ht(standard: &str, keys: &str) -> String {
+    // A profile without radio.phy: its radio takes whatever rate the channel has.
+    "[energy]\ndefault_profile = \"ideal-nic-0.3\"\n".to_string() + &edit("standard = \"802.11b\"\nnodes = [\"a\", \"b\", \"c\"]\ndata_rate = \"11Mbps\"\nbasic_rate = \"2Mbps\"", &format!("standard = \"{standard}\"\nnodes = [\"a\", \"b\", \"c\"]\n{keys}"))
+}
+
+#[test]
+fn ht_and_vht_settings_out_of_range_name_the_key_and_the_allowed_values_19_5_21_5() {
+    let (path, msg) = err_of(&ht("802.11n", "mcs = 15"));
+    assert_eq!(path, "channels.0.mcs");
+    assert_eq!(msg, "must be 0-7 (the modulation and coding of each stream), got 15 (HT MCS 15 is mcs = 7 with spatial_streams = 2)");
+    let (path, msg) = err_of(&ht("802.11n", "bandwidth = \"80MHz\""));
+    assert_eq!(path, "channels.0.bandwidth");
+    assert_eq!(msg, "unknown bandwidth \"80MHz\" for 802.11n; one of \"20MHz\", \"40MHz\"");
+    let (path, msg) = err_of(&ht("802.11ac", "bandwidth = \"20MHz\"\nmcs = 9"));
+    assert_eq!(path, "channels.0.mcs");
+    assert_eq!(msg, "MCS 9 is not defined for 1 spatial stream(s) at 20 MHz (802.11-2020 21.5)");
+    let (path, msg) = err_of(&ht("802.11ac", "spatial_streams = 8"));
+    assert_eq!(path, "channels.0.spatial_streams");
+    assert_eq!(msg, "must be 1-4 spatial streams, got 8");
+    let (path, msg) = err_of(&ht("802.11n", "guard_interval = \"medium\""));
+    assert_eq!(path, "channels.0.guard_interval");
+    assert!(msg.contains("one of \"long\" (800 ns), \"short\" (400 ns)"), "{msg}");
+    let (path, msg) = err_of(&ht("802.11n", "ampdu_max_mpdus = 65"));
+    assert_eq!(path, "channels.0.ampdu_max_mpdus");
+    assert_eq!(msg, "must be 1-64 MPDUs (the block ack window), got 65");
+    // A data rate must be one these settings give; it then picks the MCS.
+    let (path, msg) = err_of(&ht("802.11n", "data_rate = \"50Mbps\""));
+    assert_eq!(path, "channels.0.data_rate");
+    assert!(msg.starts_with("50Mbps is not a rate of 1 spatial stream(s) at 40 MHz with the long guard interval; one of 13500kbps (mcs 0)"), "{msg}");
+    let (path, _) = err_of(&ht("802.11n", "mcs = 3\ndata_rate = \"135Mbps\""));
+    assert_eq!(path, "channels.0.data_rate");
+    let s = Scenario::from_toml(&ht("802.11n", "bandwidth = \"20MHz\"\ndata_rate = \"65Mbps\"")).unwrap();
+    assert!(s.to_json().contains("\"mcs\":7"), "{}", s.to_json());
+    // The legacy standards have no MCS, and no DSSS preamble on OFDM ones.
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "mcs = 3"));
+    assert_eq!(path, "channels.0.mcs");
+    assert!(msg.starts_with("only 802.11n and 802.11ac channels have it"), "{msg}");
+    let (path, _) = err_of(&ht("802.11ac", "preamble = \"short\""));
+    assert_eq!(path, "channels.0.preamble");
+    // Adaptive power save needs an access point.
+    let (path, msg) = err_of(&edit("rts_threshold = 1000", "psm_timeout = \"200ms\""));
+    assert_eq!(path, "channels.0.psm_timeout");
+    assert!(msg.contains("set ap = \"<node>\""), "{msg}");
+}
+
+#[test]
+fn an_ht_channel_defaults_to_its_highest_mcs_and_round_trips_through_its_normal_form() {
+    let s = Scenario::from_toml(&ht("802.11ac", "spatial_streams = 2\nguard_interval = \"short\"")).unwrap();
+    let json = s.to_json();
+    // 80 MHz, 2 streams, MCS 9, short GI: 866.7 Mbit/s (N_DBPS 3120 / 3.6 us).
+    assert!(json.contains("\"mcs\":9") && json.contains("\"bandwidth\":\"80MHz\"") && json.contains("\"data_rate\":\"866666666bps\""), "{json}");
+    assert!(json.contains("\"basic_rates\":[\"6Mbps\",\"12Mbps\",\"24Mbps\"]") && json.contains("\"ampdu\":true"), "{json}");
+    let again = Scenario::from_json(&json, &[]).unwrap();
+    assert_eq!(again.to_json(), json);
 }
 
 #[test]
@@ -136,6 +193,13 @@ fn a_channel_faster_than_a_members_radio_is_refused() {
     let (path, msg) = err_of(&text);
     assert_eq!(path, "channels.0.data_rate");
     assert!(msg.contains("54Mbps is faster than the radio of node \"a\"") && msg.contains("11Mbps"), "{msg}");
+    // An 802.11n channel's rate comes from its MCS: the error names that key and the way out.
+    let text = format!("[energy]\ndefault_profile = \"singh2002-toshiba-wavelan\"\n{}", base())
+        .replace("standard = \"802.11b\"", "standard = \"802.11n\"")
+        .replace("data_rate = \"11Mbps\"\nbasic_rate = \"2Mbps\"", "mcs = 2\nbandwidth = \"20MHz\"");
+    let (path, msg) = err_of(&text);
+    assert_eq!(path, "channels.0.mcs");
+    assert!(msg.starts_with("19500kbps is faster than the radio of node \"a\"") && msg.contains("a profile without radio.phy"), "{msg}");
 }
 
 #[test]

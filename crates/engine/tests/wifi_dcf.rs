@@ -41,7 +41,7 @@ fn saturated(n: usize, mut cfg: DcfConfig, secs: u64, seed: u64) -> Outcome {
                 Out::Acked { from, .. } | Out::Dropped { from, .. } => {
                     dcf.enqueue(now, from, n, 0, PACKET)
                 }
-                Out::Sent { .. } | Out::Air { .. } | Out::Power { .. } => {}
+                Out::Sent { .. } | Out::Air { .. } | Out::Power { .. } | Out::RetryShare { .. } => {}
             }
         }
         let Some((t, timer)) = q.pop() else { break };

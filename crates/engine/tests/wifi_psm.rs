@@ -20,6 +20,20 @@ fn ms(t: u64) -> SimDuration {
     SimDuration(t * 1_000_000)
 }
 
+/// An AP and one station in power-save mode that stays awake `timeout` after its last data
+/// frame (adaptive power save).
+fn adaptive_bss(timeout: SimDuration) -> Dcf<u32> {
+    let mut cfg = DcfConfig::dsss(2);
+    cfg.infrastructure = Some(Infrastructure {
+        ap: AP,
+        beacon_interval: BEACON,
+        listen_interval: 1,
+        power_save: vec![false, true],
+        psm_timeout: timeout,
+    });
+    Dcf::new(cfg, Vec::new(), 7, "channels.0")
+}
+
 /// An AP and one station; `power_save` puts the station in power-save mode.
 fn bss(power_save: bool, listen_interval: u32) -> Dcf<u32> {
     let mut cfg = DcfConfig::dsss(2);
@@ -28,6 +42,7 @@ fn bss(power_save: bool, listen_interval: u32) -> Dcf<u32> {
         beacon_interval: BEACON,
         listen_interval,
         power_save: vec![false, power_save],
+        psm_timeout: SimDuration::ZERO,
     });
     Dcf::new(cfg, Vec::new(), 7, "channels.0")
 }
@@ -54,9 +69,17 @@ struct Seen {
 /// Run the BSS until `end`: pings leave the station at `pings`, and each one the AP receives is
 /// answered by the wired side `wired_rtt` later (an echo server behind the AP).
 fn run(dcf: &mut Dcf<u32>, pings: &[SimTime], wired_rtt: SimDuration, end: SimTime) -> Seen {
+    run_with_downlink(dcf, pings, &[], wired_rtt, end)
+}
+
+/// [`run`], and frames for the station reach the AP from the wire at `downlink` (ids 1000, ...).
+fn run_with_downlink(dcf: &mut Dcf<u32>, pings: &[SimTime], downlink: &[SimTime], wired_rtt: SimDuration, end: SimTime) -> Seen {
     let mut q: EventQueue<Ev> = EventQueue::with_capacity(64);
     for (k, &t) in pings.iter().enumerate() {
         q.push(t, Ev::Ping(k as u32));
+    }
+    for (k, &t) in downlink.iter().enumerate() {
+        q.push(t, Ev::Reply(1000 + k as u32));
     }
     let mut seen = Seen::default();
     let mut now = SimTime::ZERO;
@@ -286,4 +309,72 @@ fn under_the_psm_policy_ping_round_trips_stretch_up_to_one_beacon_interval_krash
     let polls = psm.channels["bss"].stations["laptop"].ps_polls_sent;
     assert_eq!(polls, 60, "one PS-Poll per answer");
     assert_eq!(cam.channels["bss"].stations["laptop"].ps_polls_sent, 0);
+}
+
+/// What the station sent other than MAC ACKs.
+fn own_frames(seen: &Seen) -> Vec<FrameKind> {
+    seen.sta_frames.iter().copied().filter(|&k| k != FrameKind::Ack).collect()
+}
+
+/// The station's doze (false) and wake (true) times from `from` on.
+fn power_after(seen: &Seen, from: SimTime) -> Vec<(bool, SimTime)> {
+    seen.power.iter().copied().filter(|p| p.1 >= from).collect()
+}
+
+#[test]
+fn an_adaptive_psm_station_stays_awake_for_its_timeout_after_its_last_frame_then_dozes_between_beacons_huang_2012() {
+    // A phone's power save (Huang et al., MobiSys 2012, measured a 238 ms Wi-Fi tail): awake
+    // 200 ms after its last data frame, then a Null frame with PM = 1 and doze until each beacon.
+    // A ping leaves at 1.05 s (between the TBTTs at 1024 and 1126.4 ms); the wire answers 20 ms
+    // after the AP has it.
+    let t0 = SimTime(1_050_000_000);
+    let end = SimTime(2_000_000_000);
+    let seen = run(&mut adaptive_bss(ms(200)), &[t0], ms(20), end);
+    let answered = seen.at_sta[0].1;
+    // The station's data frame said PM = 0, so the AP sends the answer at once: no beacon wait.
+    assert!(answered.0 - t0.0 < ms(22).0, "round trip {} ns", answered.0 - t0.0);
+    let p = power_after(&seen, SimTime(1_030_000_000));
+    // Woke to send at 1.05 s; stayed awake through the TBTTs at 1126.4 and 1228.8 ms; dozed
+    // after 200 ms without frames plus its Null exchange (DIFS + backoff + Null + SIFS + ACK,
+    // under 2 ms at 11 Mbit/s).
+    assert_eq!(p[0], (true, t0));
+    let (awake, dozed) = p[1];
+    assert!(!awake);
+    let tail = dozed.0 - answered.0;
+    assert!((ms(200).0..ms(202).0).contains(&tail), "dozed {tail} ns after the answer");
+    // Then the ordinary power save: awake for each beacon, dozing again within 2 ms.
+    for pair in p[2..].chunks(2) {
+        assert!(pair[0].0 && pair[0].1 == next_tbtt(pair[0].1), "{pair:?}");
+        if let Some(d) = pair.get(1) {
+            assert!(!d.0 && d.1.0 - pair[0].1.0 < ms(2).0, "{pair:?}");
+        }
+    }
+    assert_eq!(p.len() % 2, 0, "dozing at the end");
+    assert_eq!(own_frames(&seen), [FrameKind::Data, FrameKind::Null], "the data said PM = 0; the Null says PM = 1");
+
+    // Without the timeout (802.11's own power save) it dozes at once after its ACK, and the
+    // answer waits at the AP for the next beacon.
+    let plain = run(&mut bss(true, 1), &[t0], ms(20), end);
+    let p = power_after(&plain, SimTime(1_030_000_000));
+    assert_eq!(p[0], (true, t0));
+    assert!(p[1].1.0 - t0.0 < ms(2).0);
+    assert!(plain.at_sta[0].1 >= SimTime(1_126_400_000));
+}
+
+#[test]
+fn with_adaptive_psm_a_tim_makes_the_station_leave_power_save_and_take_every_buffered_frame_at_once_11_2_3_2() {
+    // Three frames for the dozing station reach the AP at 1.05 s: buffered, announced in the TIM
+    // of the beacon at 1126.4 ms; the station answers with a Null frame (PM = 0) instead of
+    // PS-Polls, and the AP sends all three; 200 ms after the last it announces PM = 1 and dozes.
+    let end = SimTime(2_000_000_000);
+    let t = SimTime(1_050_000_000);
+    let seen = run_with_downlink(&mut adaptive_bss(ms(200)), &[], &[t, t, t], ms(20), end);
+    assert_eq!(seen.at_sta.iter().map(|a| a.0).collect::<Vec<_>>(), [1000, 1001, 1002]);
+    let tbtt = SimTime(1_126_400_000);
+    let last = seen.at_sta[2].1;
+    assert!(seen.at_sta[0].1 > tbtt && last.0 - tbtt.0 < ms(10).0, "{:?}", seen.at_sta);
+    assert_eq!(own_frames(&seen), [FrameKind::Null, FrameKind::Null]);
+    let p = power_after(&seen, SimTime(1_100_000_000));
+    assert_eq!(p[0], (true, tbtt));
+    assert!(!p[1].0 && (ms(200).0..ms(202).0).contains(&(p[1].1.0 - last.0)), "{p:?}");
 }

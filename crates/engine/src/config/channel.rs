@@ -10,7 +10,7 @@ use super::impairments::Impairment;
 use super::network::NodeId;
 use super::{serde_units, typed};
 use crate::error::EngineError;
-use super::phy::{self, Preamble, Standard};
+use super::phy::{self, HtFormat, HtMode, Invalid, Preamble, Standard};
 use crate::units::SimDuration;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
@@ -64,7 +64,29 @@ pub struct ChannelConfig {
     /// Infrastructure mode: the access point and its beacons; `None` for an ad hoc channel.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub infrastructure: Option<InfrastructureConfig>,
+    /// 802.11n and 802.11ac: the MCS of data frames and aggregation; `None` for 802.11a/b/g.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub ht: Option<HtConfig>,
 }
+
+/// An 802.11n or 802.11ac channel's data PPDUs (the data rate follows from them) and A-MPDU
+/// aggregation with block ack (802.11-2020 10.12, 10.25).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HtConfig {
+    /// Validated (`HtMode::validate`).
+    #[serde(skip)]
+    pub mode: HtMode,
+    pub mcs: u8,
+    pub bandwidth: String,
+    pub spatial_streams: u8,
+    pub guard_interval: &'static str,
+    pub ampdu: bool,
+    /// MPDUs per A-MPDU at most (1-64, the block ack window).
+    pub ampdu_max_mpdus: u32,
+}
+
+/// The block ack window (10.25.2): at most 64 MPDUs in flight to one receiver.
+pub const BLOCK_ACK_WINDOW: u32 = 64;
 
 /// A channel's access point (802.11-2020 11.1.3): stations talk only through it, and under
 /// `radio_policy = "psm"` they doze between the beacons they listen to (11.2.3).
@@ -77,6 +99,10 @@ pub struct InfrastructureConfig {
     #[serde(with = "serde_units::duration")]
     pub beacon_interval: SimDuration,
     pub listen_interval: u32,
+    /// Adaptive power save: a station stays awake this long after its last data frame (zero:
+    /// it dozes at once, as 802.11-2020 11.2.3 has it).
+    #[serde(with = "serde_units::duration", skip_serializing_if = "SimDuration::is_zero")]
+    pub psm_timeout: SimDuration,
 }
 
 /// 100 time units of 1024 us (802.11-2020 dot11BeaconPeriod default).
@@ -173,6 +199,20 @@ struct RawChannel {
     beacon_interval: Option<SimDuration>,
     #[serde(default)]
     listen_interval: Option<u32>,
+    #[serde(default, with = "super::opt_duration")]
+    psm_timeout: Option<SimDuration>,
+    #[serde(default)]
+    mcs: Option<u32>,
+    #[serde(default)]
+    bandwidth: Option<String>,
+    #[serde(default)]
+    spatial_streams: Option<u32>,
+    #[serde(default)]
+    guard_interval: Option<String>,
+    #[serde(default)]
+    ampdu: Option<bool>,
+    #[serde(default)]
+    ampdu_max_mpdus: Option<u32>,
 }
 
 fn default_standard() -> String {
@@ -230,6 +270,113 @@ fn read_rate(v: &Value, standard: Standard, at: &str) -> Result<u64, EngineError
     Ok(rate)
 }
 
+/// The HT or VHT settings of an 802.11n or 802.11ac channel at `at`; `None` for the others,
+/// which must not give them.
+fn read_ht(raw: &RawChannel, standard: Standard, at: &str) -> Result<Option<HtConfig>, EngineError> {
+    let given = [
+        ("mcs", raw.mcs.is_some()),
+        ("bandwidth", raw.bandwidth.is_some()),
+        ("spatial_streams", raw.spatial_streams.is_some()),
+        ("guard_interval", raw.guard_interval.is_some()),
+        ("ampdu", raw.ampdu.is_some()),
+        ("ampdu_max_mpdus", raw.ampdu_max_mpdus.is_some()),
+    ];
+    let format = match standard {
+        Standard::N => HtFormat::HtMixed,
+        Standard::Ac => HtFormat::Vht,
+        _ => {
+            if let Some((key, _)) = given.iter().find(|g| g.1) {
+                return Err(err(format!("{at}.{key}"), format!("only 802.11n and 802.11ac channels have it ({} sets its rate with data_rate); remove the key", standard.name())));
+            }
+            return Ok(None);
+        }
+    };
+    let bandwidths: &[&str] = if format == HtFormat::Vht { &["20MHz", "40MHz", "80MHz"] } else { &["20MHz", "40MHz"] };
+    let bandwidth = raw.bandwidth.clone().unwrap_or_else(|| bandwidths.last().expect("bandwidths").to_string());
+    let bandwidth_mhz = match bandwidths.iter().position(|b| *b == bandwidth) {
+        Some(k) => 20 << k,
+        None => {
+            let names: Vec<String> = bandwidths.iter().map(|b| format!("{b:?}")).collect();
+            return Err(err(format!("{at}.bandwidth"), format!("unknown bandwidth {bandwidth:?} for {}; one of {}", standard.name(), names.join(", "))));
+        }
+    };
+    let short_gi = match raw.guard_interval.as_deref() {
+        None | Some("long") => false,
+        Some("short") => true,
+        Some(other) => return Err(err(format!("{at}.guard_interval"), format!("unknown guard interval {other:?}; one of \"long\" (800 ns), \"short\" (400 ns)"))),
+    };
+    let streams = raw.spatial_streams.unwrap_or(1);
+    if !(1..=4).contains(&streams) {
+        return Err(err(format!("{at}.spatial_streams"), format!("must be 1-4 spatial streams, got {streams}")));
+    }
+    let mode = |mcs: u32| HtMode { format, mcs: mcs.min(255) as u8, bandwidth_mhz, streams: streams as u8, short_gi };
+    // The MCSs these settings define, lowest first.
+    let defined: Vec<HtMode> = (0..=9).map(mode).filter(|m| m.validate().is_ok()).collect();
+    let rate = match &raw.data_rate {
+        None => None,
+        Some(v) => Some(parse_rate_value(v, &format!("{at}.data_rate"))?),
+    };
+    let phy = match (raw.mcs, rate) {
+        (Some(mcs), _) => {
+            let m = mode(mcs);
+            m.validate().map_err(|e| match e {
+                Invalid::Mcs(m) => err(format!("{at}.mcs"), m),
+                Invalid::Bandwidth(m) => err(format!("{at}.bandwidth"), m),
+                Invalid::Streams(m) => err(format!("{at}.spatial_streams"), m),
+            })?;
+            m
+        }
+        // A data rate picks the MCS that gives it with these settings.
+        (None, Some(r)) => *defined.iter().find(|p| p.data_rate_bps() == r).ok_or_else(|| rate_error(&defined, r, at))?,
+        // The highest MCS defined for these settings.
+        (None, None) => *defined.last().expect("MCS 0 is always defined"),
+    };
+    if let Some(r) = rate {
+        if r != phy.data_rate_bps() {
+            return Err(rate_error(&defined, r, at));
+        }
+    }
+    let ampdu = raw.ampdu.unwrap_or(true);
+    let max = raw.ampdu_max_mpdus.unwrap_or(BLOCK_ACK_WINDOW);
+    if !(1..=BLOCK_ACK_WINDOW).contains(&max) {
+        return Err(err(format!("{at}.ampdu_max_mpdus"), format!("must be 1-{BLOCK_ACK_WINDOW} MPDUs (the block ack window), got {max}")));
+    }
+    Ok(Some(HtConfig {
+        mode: phy,
+        mcs: phy.mcs,
+        bandwidth,
+        spatial_streams: streams as u8,
+        guard_interval: if short_gi { "short" } else { "long" },
+        ampdu,
+        ampdu_max_mpdus: max,
+    }))
+}
+
+/// An HT or VHT channel's `data_rate` that no MCS of its settings gives.
+fn rate_error(defined: &[HtMode], rate: u64, at: &str) -> EngineError {
+    let m = defined.first().expect("MCS 0 is always defined");
+    let rates: Vec<String> = defined.iter().map(|p| format!("{} (mcs {})", serde_units::format_rate(p.data_rate_bps()), p.mcs)).collect();
+    err(
+        format!("{at}.data_rate"),
+        format!(
+            "{} is not a rate of {} spatial stream(s) at {} MHz with the {} guard interval; one of {} (or set mcs instead)",
+            serde_units::format_rate(rate),
+            m.streams,
+            m.bandwidth_mhz,
+            if m.short_gi { "short" } else { "long" },
+            rates.join(", ")
+        ),
+    )
+}
+
+fn parse_rate_value(v: &Value, at: &str) -> Result<u64, EngineError> {
+    match v {
+        Value::String(s) => crate::units::parse_rate(s).map_err(|m| err(at, m)),
+        Value::Number(n) => n.as_u64().ok_or_else(|| err(at, "must be a rate, e.g. \"65Mbps\"")),
+        _ => Err(err(at, "must be a rate, e.g. \"65Mbps\"")),
+    }
+}
+
 /// Impairments that act on one frame attempt: they can only lose it (delay, reordering and
 /// route outages belong to the IP layer: a pipe).
 fn frame_impairment(imp: &Impairment) -> bool {
@@ -261,9 +408,10 @@ pub(crate) fn read_channels(
         })?;
         let preamble = Preamble::parse(&raw.preamble)
             .ok_or_else(|| err(format!("{at}.preamble"), format!("unknown preamble {:?}; one of long, short", raw.preamble)))?;
-        if preamble == Preamble::Short && standard == Standard::A {
-            return Err(err(format!("{at}.preamble"), "802.11a has no DSSS preamble to shorten; remove the key"));
+        if preamble == Preamble::Short && matches!(standard, Standard::A | Standard::N | Standard::Ac) {
+            return Err(err(format!("{at}.preamble"), format!("{} has no DSSS preamble to shorten; remove the key", standard.name())));
         }
+        let ht = read_ht(&raw, standard, &at)?;
         if raw.nodes.len() < 2 {
             return Err(err(format!("{at}.nodes"), format!("a channel needs at least two nodes, got {}", raw.nodes.len())));
         }
@@ -275,9 +423,10 @@ pub(crate) fn read_channels(
             }
             members.push(id);
         }
-        let data_rate = match &raw.data_rate {
-            Some(v) => read_rate(v, standard, &format!("{at}.data_rate"))?,
-            None => *standard.rates().iter().max().expect("a standard has rates"),
+        let data_rate = match (&ht, &raw.data_rate) {
+            (Some(h), _) => h.mode.data_rate_bps(),
+            (None, Some(v)) => read_rate(v, standard, &format!("{at}.data_rate"))?,
+            (None, None) => *standard.rates().iter().max().expect("a standard has rates"),
         };
         let basic_rates = match (&raw.basic_rate, &raw.basic_rates) {
             (Some(_), Some(_)) => return Err(err(format!("{at}.basic_rates"), "give basic_rate or basic_rates, not both")),
@@ -291,7 +440,7 @@ pub(crate) fn read_channels(
             // The mandatory rates each PHY's stations all support (802.11-2020 15.1, 17.1).
             (None, None) => match standard {
                 Standard::B | Standard::G => vec![1_000_000, 2_000_000],
-                Standard::A => vec![6_000_000, 12_000_000, 24_000_000],
+                Standard::A | Standard::N | Standard::Ac => vec![6_000_000, 12_000_000, 24_000_000],
             },
         };
         let rts_threshold = match &raw.rts_threshold {
@@ -362,7 +511,11 @@ pub(crate) fn read_channels(
             .collect::<Result<Vec<_>, _>>()?;
         let infrastructure = match &raw.ap {
             None => {
-                for (key, given) in [("beacon_interval", raw.beacon_interval.is_some()), ("listen_interval", raw.listen_interval.is_some())] {
+                for (key, given) in [
+                    ("beacon_interval", raw.beacon_interval.is_some()),
+                    ("listen_interval", raw.listen_interval.is_some()),
+                    ("psm_timeout", raw.psm_timeout.is_some()),
+                ] {
                     if given {
                         return Err(err(format!("{at}.{key}"), "beacons come from an access point: set ap = \"<node>\" (infrastructure mode) or remove the key"));
                     }
@@ -388,7 +541,8 @@ pub(crate) fn read_channels(
                 if !(1..=65_535).contains(&listen_interval) {
                     return Err(err(format!("{at}.listen_interval"), format!("must be 1-65535 beacons, got {listen_interval}")));
                 }
-                Some(InfrastructureConfig { ap: name.clone(), station, beacon_interval, listen_interval })
+                let psm_timeout = raw.psm_timeout.unwrap_or(SimDuration::ZERO);
+                Some(InfrastructureConfig { ap: name.clone(), station, beacon_interval, listen_interval, psm_timeout })
             }
         };
         out.push(ChannelConfig {
@@ -409,6 +563,7 @@ pub(crate) fn read_channels(
             impairments,
             overhearing: raw.overhearing,
             infrastructure,
+            ht,
         });
     }
     // One radio per node: a node on several channels sends at one rate on one standard.

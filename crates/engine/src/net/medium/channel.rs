@@ -16,6 +16,7 @@ use crate::energy::meter::Mark;
 use crate::error::EngineError;
 use crate::net::impair::AnyImpairment;
 use crate::net::link::LinkCounters;
+use crate::net::wifi::ht::HtPhy;
 use crate::net::wifi::dcf::{self, AirRole, Dcf, DcfConfig, DropReason, FrameKind, Infrastructure, StationCounters};
 use crate::units::SimTime;
 use serde::Serialize;
@@ -57,10 +58,14 @@ pub fn check_radio_rates(c: &ChannelConfig, net: &NetworkConfig, k: usize) -> Re
         let Some(phy) = node.profile.profile.radio.phy else { continue };
         if c.data_rate > phy.rate {
             let name = node.profile.name.as_deref().map_or(String::new(), |n| format!(" ({n})"));
+            // On an 802.11n or 802.11ac channel the MCS sets the rate.
+            let key = if c.ht.is_some() { "mcs" } else { "data_rate" };
             return Err(EngineError::config(
-                format!("channels.{k}.data_rate"),
+                format!("channels.{k}.{key}"),
                 format!(
-                    "{} is faster than the radio of node {:?}{name} (channels.{k}.nodes.{s}): its radio.phy.rate is {}",
+                    "{} is faster than the radio of node {:?}{name} (channels.{k}.nodes.{s}): its radio.phy.rate is {}; \
+                     choose a rate it can send, or give the node a profile without radio.phy (its radio then takes the \
+                     channel's airtime as the MAC reports it, e.g. \"ideal-nic-0.3\")",
                     format_rate(c.data_rate),
                     node.name,
                     format_rate(phy.rate),
@@ -110,7 +115,10 @@ impl ChannelMedium {
                 beacon_interval: x.beacon_interval,
                 listen_interval: x.listen_interval,
                 power_save: (0..n).map(|s| power_save && s != x.station).collect(),
+                psm_timeout: x.psm_timeout,
             }),
+            ht: cfg.ht.as_ref().and_then(|h| HtPhy::new(h.mode).ok()),
+            ampdu_max: cfg.ht.as_ref().map_or(0, |h| if h.ampdu { h.ampdu_max_mpdus } else { 0 }),
         };
         Self {
             dcf: Dcf::new(dcf_cfg, impairments, seed, &name),
@@ -185,6 +193,13 @@ impl ChannelMedium {
                         out.push(Out::Radio { node: nodes[station], what });
                     }
                 }
+                dcf::Out::RetryShare { station, role, start, end } => {
+                    let (transmit, mark) = match role {
+                        AirRole::Transmit => (true, Mark::RetryTx),
+                        _ => (false, Mark::RetryRx),
+                    };
+                    out.push(Out::Radio { node: nodes[station], what: Radio::Busy { transmit, start, end, bytes: None, mark: Some(mark) } });
+                }
                 dcf::Out::Power { station, awake, at } => {
                     let what = if awake { Radio::Wake(at) } else { Radio::Doze(at) };
                     out.push(Out::Radio { node: nodes[station], what });
@@ -227,7 +242,7 @@ impl ChannelMedium {
 
 /// A station's radio was busy with a frame: what its meter logs, with the cause.
 fn air(overhear_costs_rx: bool, role: AirRole, kind: FrameKind, start: SimTime, end: SimTime, retry: bool, bytes: u32) -> Option<Radio> {
-    let control = kind != FrameKind::Data;
+    let control = !kind.is_data();
     let (transmit, mark) = match role {
         AirRole::Transmit => (true, if control { Some(Mark::ControlTx) } else { retry.then_some(Mark::RetryTx) }),
         AirRole::Receive => (false, if control { Some(Mark::ControlRx) } else { retry.then_some(Mark::RetryRx) }),

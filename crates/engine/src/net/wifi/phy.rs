@@ -7,7 +7,7 @@
 
 use crate::units::SimDuration;
 
-pub use crate::config::phy::{Preamble, Standard, DSSS_RATES, ERP_RATES, LLC_SNAP, MAX_IP_PACKET, MAX_MSDU, OFDM_RATES};
+pub use crate::config::phy::{HtFormat, HtMode, Preamble, Standard, DSSS_RATES, ERP_RATES, LLC_SNAP, MAX_IP_PACKET, MAX_MSDU, OFDM_RATES};
 
 impl Standard {
     /// Slot, SIFS and contention window bounds (each PHY's characteristics table).
@@ -20,8 +20,9 @@ impl Standard {
                 cw_min: 31,
                 cw_max: 1023,
             },
-            // Clause 17 (OFDM, 20 MHz): aSlotTime 9 us, aSIFSTime 16 us, aCWmin 15, aCWmax 1023.
-            Standard::A => MacTiming {
+            // Clause 17 (OFDM, 20 MHz): aSlotTime 9 us, aSIFSTime 16 us, aCWmin 15, aCWmax 1023;
+            // HT and VHT in 5 GHz keep them (19.4.4 Table 19-25, 21.4.4 Table 21-29).
+            Standard::A | Standard::N | Standard::Ac => MacTiming {
                 slot: us(9),
                 sifs: us(16),
                 cw_min: 15,
@@ -70,6 +71,8 @@ impl Preamble {
 
 /// MAC header and FCS of a data frame (three addresses, no QoS): 24 + 4 bytes.
 pub const DATA_MAC_OVERHEAD: u32 = 28;
+/// A QoS data frame's (HT and VHT channels send QoS data, 10.2.4.2): header 26 + FCS 4 bytes.
+pub const QOS_DATA_MAC_OVERHEAD: u32 = 30;
 /// Control frames, FCS included: ACK and CTS 14 bytes, RTS 20 bytes (802.11-2020 9.3.1).
 pub const ACK_BYTES: u32 = 14;
 pub const CTS_BYTES: u32 = 14;
@@ -190,6 +193,8 @@ mod tests {
 
     #[test]
     fn difs_is_sifs_plus_two_slots_10_3_2_3_5() {
+        assert_eq!(Standard::N.timing().difs(), us(34));
+        assert_eq!(Standard::Ac.timing(), Standard::A.timing());
         assert_eq!(Standard::B.timing().difs(), us(50));
         assert_eq!(Standard::A.timing().difs(), us(34));
         assert_eq!(Standard::G.timing().difs(), us(28));

@@ -16,7 +16,16 @@
 //! time, and stations in power-save mode (802.11-2020 11.2.3) doze between the beacons they
 //! listen to: the AP buffers their frames, announces them in the beacon's TIM, and releases one
 //! per PS-Poll; a dozing station hears nothing and wakes at once when it has a frame to send.
+//!
+//! On 802.11n and 802.11ac channels data goes in HT or VHT PPDUs (`net::wifi::ht`), aggregated
+//! into A-MPDUs answered by block acks (`block_ack`); stations may stay awake after their
+//! traffic (`adaptive_psm`).
 
+mod adaptive_psm;
+mod block_ack;
+
+use super::ampdu::{self, Held, Reorder};
+use super::ht::HtPhy;
 use super::phy::{self, MacTiming, Preamble, Standard};
 use crate::net::impair::{self, AnyImpairment, Verdict};
 use crate::sim::rng::Stream;
@@ -43,6 +52,12 @@ pub struct DcfConfig {
     pub hears: Vec<Vec<bool>>,
     /// Infrastructure mode (an access point, beacons, power save); `None`: ad hoc.
     pub infrastructure: Option<Infrastructure>,
+    /// 802.11n/ac: data frames are QoS data MPDUs in HT or VHT PPDUs of this PHY; `None`: the
+    /// legacy PHY of `standard` at `data_rate`.
+    pub ht: Option<HtPhy>,
+    /// With `ht`: MPDUs per A-MPDU at most, answered by a block ack (802.11-2020 10.12,
+    /// 10.25); 0: no aggregation (each MPDU in its own PPDU, answered by an ACK).
+    pub ampdu_max: u32,
 }
 
 /// An access point and its stations' power management (802.11-2020 11.1.3, 11.2.3).
@@ -56,6 +71,9 @@ pub struct Infrastructure {
     pub listen_interval: u32,
     /// Which stations are in power-save mode (never the AP).
     pub power_save: Vec<bool>,
+    /// Adaptive power save: a station in power-save mode stays awake, in active mode, this long
+    /// after its last data frame; zero: it dozes at once.
+    pub psm_timeout: SimDuration,
 }
 
 /// The addressee of a broadcast frame (a beacon).
@@ -76,6 +94,8 @@ impl DcfConfig {
             queue: 50,
             hears: (0..n).map(|a| (0..n).map(|b| a != b).collect()).collect(),
             infrastructure: None,
+            ht: None,
+            ampdu_max: 0,
         }
     }
 }
@@ -105,12 +125,16 @@ pub enum TimerKind {
     NavReset,
     /// A target beacon transmission time (the AP's timer).
     Tbtt,
+    /// Adaptive power save: the station's stay-awake timeout after its last data frame.
+    PsmTimeout,
 }
 
 /// Kinds of frames on the air.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {
     Data,
+    /// An HT or VHT PPDU carrying an A-MPDU of data MPDUs for one receiver.
+    Ampdu,
     Rts,
     Cts,
     Ack,
@@ -118,6 +142,36 @@ pub enum FrameKind {
     Beacon,
     /// A dozing station asks the AP for one buffered frame.
     PsPoll,
+    /// The compressed BlockAck answering an A-MPDU or a BlockAckReq.
+    BlockAck,
+    /// A BlockAckReq: the originator moves the recipient's window past MPDUs it gave up.
+    BlockAckReq,
+    /// A (QoS) Null data frame announcing the power management mode (11.2.3.2).
+    Null,
+}
+
+impl FrameKind {
+    pub const COUNT: usize = 10;
+    /// Every kind, in declaration order (`kind as usize` indexes this).
+    pub const ALL: [FrameKind; Self::COUNT] = [
+        FrameKind::Data,
+        FrameKind::Ampdu,
+        FrameKind::Rts,
+        FrameKind::Cts,
+        FrameKind::Ack,
+        FrameKind::Beacon,
+        FrameKind::PsPoll,
+        FrameKind::BlockAck,
+        FrameKind::BlockAckReq,
+        FrameKind::Null,
+    ];
+
+    /// Frames that carry data (the rest are control and management frames for the meters).
+    #[inline]
+    pub fn is_data(self) -> bool {
+        // The two are declared first.
+        (self as u8) <= FrameKind::Ampdu as u8
+    }
 }
 
 /// How a station's radio spent an interval of airtime (for the energy meter).
@@ -176,6 +230,14 @@ pub enum Out<P> {
         awake: bool,
         at: SimTime,
     },
+    /// The part [start, end) of an A-MPDU's airtime (reported by `Air`) that carried
+    /// retransmitted MPDUs, at a station that sent or received it.
+    RetryShare {
+        station: usize,
+        role: AirRole,
+        start: SimTime,
+        end: SimTime,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +264,22 @@ pub struct StationCounters {
     pub duplicates: u64,
     pub beacons_sent: u64,
     pub ps_polls_sent: u64,
+    /// A-MPDUs sent, and the MPDUs they carried (first transmissions and retries).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ampdus_sent: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ampdu_mpdus: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub block_acks_sent: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub block_ack_reqs_sent: u64,
+    /// Null data frames announcing a power management mode (adaptive power save).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nulls_sent: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl StationCounters {
@@ -220,6 +298,11 @@ impl StationCounters {
         self.duplicates += o.duplicates;
         self.beacons_sent += o.beacons_sent;
         self.ps_polls_sent += o.ps_polls_sent;
+        self.ampdus_sent += o.ampdus_sent;
+        self.ampdu_mpdus += o.ampdu_mpdus;
+        self.block_acks_sent += o.block_acks_sent;
+        self.block_ack_reqs_sent += o.block_ack_reqs_sent;
+        self.nulls_sent += o.nulls_sent;
     }
 }
 
@@ -235,6 +318,8 @@ struct Pending<P> {
     more: bool,
     /// Its first transmission ended (`Out::Sent` was reported).
     sent: bool,
+    /// In an A-MPDU: failed attempts so far (its own retry count, 10.25.3).
+    failures: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -253,6 +338,23 @@ enum Job {
     Data,
     PsPoll,
     Beacon,
+    /// An A-MPDU of the MPDUs in `batch`.
+    Ampdu,
+    /// A BlockAckReq to `peer`.
+    Bar,
+    /// A Null frame to the AP announcing active mode (`true`) or power save.
+    Null(bool),
+}
+
+/// Whether an originator must move a recipient's window with a BlockAckReq after discarding
+/// MPDUs (10.25.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bar {
+    None,
+    /// Contend to send it.
+    Needed,
+    /// It failed at the retry limit: send it before the next A-MPDU to that recipient.
+    Owed,
 }
 
 /// A station's retrieval of frames the AP buffered for it (11.2.3.8).
@@ -335,6 +437,34 @@ struct Station<P> {
     /// At the AP: frames held for each dozing station; at the AP, a beacon due.
     ps_buffer: Vec<VecDeque<Pending<P>>>,
     beacon_pending: bool,
+    // ---- A-MPDU and block ack (HT and VHT channels with aggregation) ----
+    /// Queue positions of the MPDUs in the A-MPDU under way, in queue (sequence) order.
+    batch: Vec<usize>,
+    /// The recipient of a BlockAckReq or Null under way.
+    peer: usize,
+    /// The A-MPDU's length in bytes.
+    ampdu_len: u32,
+    /// Next sequence number per recipient (10.3.2.14.3: one counter per receiver and TID).
+    next_seq_to: Vec<u16>,
+    bar: Vec<Bar>,
+    /// Reordering buffer per originator.
+    reorder: Vec<Reorder<P>>,
+    /// The bitmap of the BlockAck it sends (at the Respond timer, and on the air): bit k
+    /// acknowledges the k-th MPDU of the A-MPDU it answers.
+    response_bitmap: u64,
+    /// The part of its A-MPDU's airtime that carries retransmitted MPDUs (from its start).
+    ampdu_retry_ns: u64,
+    // ---- adaptive power save ----
+    /// In active mode (PM = 0 at the AP) since its last data frame, until the timeout.
+    active: bool,
+    /// At the AP: which stations are in active mode (their frames are not buffered).
+    ap_active: Vec<bool>,
+    /// A Null frame to send: announcing active mode (`true`) or power save.
+    null_pending: Option<bool>,
+    /// Awake in active mode until then at least; whether a timer for it is pending (one timer
+    /// per timeout, moved on when it fires early, rather than one per frame).
+    psm_until: SimTime,
+    psm_timer: bool,
 }
 
 /// The DCF of one channel.
@@ -352,6 +482,17 @@ pub struct Dcf<P> {
     /// TBTTs so far, and the traffic indication map of the beacon on the air (by station).
     tbtts: u64,
     tim: Vec<bool>,
+    /// With aggregation: MPDUs per A-MPDU at most (0: none); scratch room for what a
+    /// reordering buffer passes up.
+    ampdu_max: u32,
+    up: Vec<Held<P>>,
+    /// Adaptive power save's stay-awake timeout (zero: none).
+    psm_timeout: SimDuration,
+    /// Airtime of each control and management frame kind (`FrameKind as usize`).
+    control_airs: [SimDuration; FrameKind::COUNT],
+    /// What a data MPDU adds to its IP packet: LLC/SNAP, MAC header and FCS (QoS data on HT
+    /// and VHT channels).
+    mpdu_overhead: u32,
 }
 
 impl<P: Copy> Dcf<P> {
@@ -359,8 +500,15 @@ impl<P: Copy> Dcf<P> {
     pub fn new(cfg: DcfConfig, impairments: Vec<AnyImpairment>, run_seed: u64, name: &str) -> Self {
         let n = cfg.hears.len();
         let timing = cfg.standard.timing();
-        let control_rate = phy::response_rate(&cfg.basic_rates, cfg.data_rate);
+        // An HT or VHT frame's response goes at the highest basic rate not above the legacy
+        // rate of its modulation and coding (10.6.6.5.2).
+        let eliciting = cfg.ht.as_ref().map_or(cfg.data_rate, HtPhy::non_ht_reference_rate);
+        let control_rate = phy::response_rate(&cfg.basic_rates, eliciting);
         let infra = cfg.infrastructure.clone();
+        let ampdu_max = if cfg.ht.is_some() { cfg.ampdu_max } else { 0 };
+        let control_airs = FrameKind::ALL.map(|k| Self::compute_control_air(&cfg, control_rate, k));
+        let mpdu_overhead = phy::LLC_SNAP + if cfg.ht.is_some() { phy::QOS_DATA_MAC_OVERHEAD } else { phy::DATA_MAC_OVERHEAD };
+        let aggregating = ampdu_max > 0;
         let stations = (0..n)
             .map(|i| Station {
                 queue: VecDeque::with_capacity(cfg.queue),
@@ -400,6 +548,19 @@ impl<P: Copy> Dcf<P> {
                     Vec::new()
                 },
                 beacon_pending: false,
+                batch: Vec::new(),
+                peer: 0,
+                ampdu_len: 0,
+                null_pending: None,
+                next_seq_to: if aggregating { vec![0; n] } else { Vec::new() },
+                bar: if aggregating { vec![Bar::None; n] } else { Vec::new() },
+                reorder: if aggregating { (0..n).map(|_| Reorder::default()).collect() } else { Vec::new() },
+                response_bitmap: 0,
+                ampdu_retry_ns: 0,
+                active: false,
+                ap_active: if infra.as_ref().is_some_and(|x| x.ap == i) { vec![false; n] } else { Vec::new() },
+                psm_until: SimTime::ZERO,
+                psm_timer: false,
             })
             .collect();
         let mut out = Vec::new();
@@ -423,6 +584,11 @@ impl<P: Copy> Dcf<P> {
             busy_ns: 0,
             tbtts: 0,
             tim: vec![false; n],
+            ampdu_max,
+            up: Vec::new(),
+            psm_timeout: infra.as_ref().map_or(SimDuration::ZERO, |x| x.psm_timeout),
+            control_airs,
+            mpdu_overhead,
         }
     }
 
@@ -482,8 +648,21 @@ impl<P: Copy> Dcf<P> {
             return;
         }
         let s = &mut self.stations[from];
-        let seq = s.next_seq;
-        s.next_seq = s.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence numbers
+        let seq = if self.ampdu_max > 0 {
+            // QoS data: one sequence counter per recipient, so that each block ack window sees
+            // consecutive numbers.
+            if s.bar[to] == Bar::Owed {
+                s.bar[to] = Bar::Needed;
+            }
+            let next = &mut s.next_seq_to[to];
+            let seq = *next;
+            *next = (seq + 1) & 0x0fff;
+            seq
+        } else {
+            let seq = s.next_seq;
+            s.next_seq = s.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence numbers
+            seq
+        };
         let frame = Pending {
             to,
             payload,
@@ -492,13 +671,23 @@ impl<P: Copy> Dcf<P> {
             retry: false,
             more: false,
             sent: false,
+            failures: 0,
         };
-        if self.stations[to].ps && !self.stations[from].ps_buffer.is_empty() {
+        let ap = &self.stations[from];
+        if self.stations[to].ps && !ap.ps_buffer.is_empty() && !ap.ap_active[to] {
             // 11.2.3.7: the AP buffers every frame for a station in power-save mode.
             self.stations[from].ps_buffer[to].push_back(frame);
             return;
         }
-        self.stations[from].queue.push_back(frame);
+        let s = &mut self.stations[from];
+        s.queue.push_back(frame);
+        if self.psm_timeout.0 != 0 && s.ps {
+            // Adaptive power save: its frames say PM = 0, and it stays awake after them.
+            if s.null_pending == Some(false) {
+                s.null_pending = None;
+            }
+            self.traffic(from, now);
+        }
         self.wake(from, now);
         self.start_contending(from, now);
     }
@@ -527,6 +716,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::Contend => s.contend_gen != t.gen,
             TimerKind::Timeout => s.exchange_gen != t.gen,
             TimerKind::NavReset => s.nav_gen != t.gen,
+            TimerKind::PsmTimeout => false,
             TimerKind::TxEnd | TimerKind::Respond | TimerKind::NavEnd | TimerKind::Tbtt => false,
         };
         if stale {
@@ -538,6 +728,7 @@ impl<P: Copy> Dcf<P> {
             TimerKind::Respond => self.respond(i, now),
             TimerKind::Timeout => self.timeout(i, now),
             TimerKind::Tbtt => self.tbtt(i, now),
+            TimerKind::PsmTimeout => self.psm_timeout_expired(i, now),
             TimerKind::NavEnd => {
                 if self.stations[i].nav_until == now && self.medium_idle(i, now) {
                     self.became_idle(i, now);
@@ -568,26 +759,34 @@ impl<P: Copy> Dcf<P> {
 
     // ---- airtime of each frame kind ----------------------------------------------------
 
-    fn mpdu(bytes: u32) -> u32 {
-        bytes + phy::LLC_SNAP + phy::DATA_MAC_OVERHEAD
+    /// A data MPDU carrying `bytes` of IP: LLC/SNAP, MAC header and FCS (QoS data on HT and
+    /// VHT channels).
+    fn mpdu(&self, bytes: u32) -> u32 {
+        bytes + self.mpdu_overhead
+    }
+
+    /// Airtime of a PSDU of `psdu` bytes of data (an MPDU, or an A-MPDU).
+    fn psdu_air(&self, psdu: u32) -> SimDuration {
+        match &self.cfg.ht {
+            Some(ht) => ht.txtime(psdu),
+            None => phy::airtime(self.cfg.standard, self.cfg.preamble, self.cfg.data_rate, psdu),
+        }
     }
 
     fn data_air(&self, bytes: u32) -> SimDuration {
-        phy::airtime(
-            self.cfg.standard,
-            self.cfg.preamble,
-            self.cfg.data_rate,
-            Self::mpdu(bytes),
-        )
+        self.psdu_air(self.mpdu(bytes))
     }
 
+    /// Airtime of a control or management frame (computed once, `control_airs`).
+    #[inline]
     fn control_air(&self, kind: FrameKind) -> SimDuration {
-        let rate = if kind == FrameKind::Beacon {
-            self.lowest_basic_rate()
-        } else {
-            self.control_rate
-        };
-        phy::airtime(self.cfg.standard, self.cfg.preamble, rate, Self::control_bytes(kind))
+        self.control_airs[kind as usize]
+    }
+
+    fn compute_control_air(cfg: &DcfConfig, control_rate: u64, kind: FrameKind) -> SimDuration {
+        // Beacons go at the lowest basic rate, so that every station can decode them.
+        let rate = if kind == FrameKind::Beacon { cfg.basic_rates.iter().copied().min().unwrap_or(control_rate) } else { control_rate };
+        phy::airtime(cfg.standard, cfg.preamble, rate, Self::control_bytes(kind))
     }
 
     fn control_bytes(kind: FrameKind) -> u32 {
@@ -596,8 +795,15 @@ impl<P: Copy> Dcf<P> {
             FrameKind::Cts => phy::CTS_BYTES,
             FrameKind::PsPoll => phy::PS_POLL_BYTES,
             FrameKind::Beacon => phy::BEACON_BYTES,
-            FrameKind::Ack | FrameKind::Data => phy::ACK_BYTES,
+            FrameKind::BlockAck => ampdu::BLOCK_ACK_BYTES,
+            FrameKind::BlockAckReq => ampdu::BLOCK_ACK_REQ_BYTES,
+            FrameKind::Ack | FrameKind::Data | FrameKind::Ampdu | FrameKind::Null => phy::ACK_BYTES,
         }
+    }
+
+    /// A Null data frame: MAC header and FCS, no body (QoS Null on HT and VHT channels).
+    fn null_bytes(&self) -> u32 {
+        self.mpdu(0) - phy::LLC_SNAP
     }
 
     /// Beacons go at the lowest basic rate, so that every station can decode them.
@@ -628,7 +834,7 @@ impl<P: Copy> Dcf<P> {
     fn uses_rts(&self, bytes: u32) -> bool {
         self.cfg
             .rts_threshold
-            .is_some_and(|t| Self::mpdu(bytes) > t)
+            .is_some_and(|t| self.mpdu(bytes) > t)
     }
 
     // ---- carrier sense and backoff -------------------------------------------------------
@@ -728,6 +934,22 @@ impl<P: Copy> Dcf<P> {
             self.start_tx(i, now, FrameKind::PsPoll, ap, nav, 0, 0, false);
             return;
         }
+        if let Some(to) = s.bar.iter().position(|&b| b == Bar::Needed) {
+            s.job = Job::Bar;
+            s.peer = to;
+            s.counters.block_ack_reqs_sent += 1;
+            let nav = SimDuration(self.timing.sifs.0 + self.control_air(FrameKind::BlockAck).0);
+            let ssn = self.window_start(i, to);
+            self.start_tx(i, now, FrameKind::BlockAckReq, to, nav, 0, ssn, false);
+            return;
+        }
+        if let Some(pm) = self.null_due(i) {
+            return self.send_null(i, now, pm);
+        }
+        if self.ampdu_max > 0 {
+            return self.start_ampdu(i, now);
+        }
+        let s = &mut self.stations[i];
         s.job = Job::Data;
         let head = *s.queue.front().expect("contending with a frame");
         if self.uses_rts(head.bytes) {
@@ -794,6 +1016,8 @@ impl<P: Copy> Dcf<P> {
     ) {
         let air = match kind {
             FrameKind::Data => self.data_air(bytes),
+            FrameKind::Ampdu => self.psdu_air(self.ampdu_len(i)),
+            FrameKind::Null => self.psdu_air(self.null_bytes()),
             k => self.control_air(k),
         };
         if self.transmitting == 0 {
@@ -860,6 +1084,8 @@ impl<P: Copy> Dcf<P> {
                 let (to, payload) = (head.to, head.payload);
                 self.out.push(Out::Sent { from: i, to, payload, start: frame.start });
             }
+        } else if frame.kind == FrameKind::Ampdu {
+            self.ampdu_sent(i, frame.start);
         }
         self.transmitting -= 1;
         if self.transmitting == 0 {
@@ -901,20 +1127,30 @@ impl<P: Copy> Dcf<P> {
                 st.rx = Rx::Nothing;
             }
             if clean {
-                let frame_bytes = match frame.kind {
-                    FrameKind::Data => Self::mpdu(frame.bytes),
-                    k => Self::control_bytes(k),
+                // Impairments act on each frame at its addressee; on each MPDU of an A-MPDU.
+                let mut got = 0;
+                let survives = if !addressed {
+                    true
+                } else if frame.kind == FrameKind::Ampdu {
+                    got = self.ampdu_verdicts(i, now);
+                    got != 0
+                } else {
+                    let frame_bytes = match frame.kind {
+                        FrameKind::Data => self.mpdu(frame.bytes),
+                        FrameKind::Null => self.null_bytes(),
+                        k => Self::control_bytes(k),
+                    };
+                    !matches!(impair::apply(&mut self.impairments, now, frame_bytes), Verdict::Drop(_))
                 };
-                let survives = !addressed
-                    || !matches!(
-                        impair::apply(&mut self.impairments, now, frame_bytes),
-                        Verdict::Drop(_)
-                    );
                 if survives {
                     self.stations[h].eifs = false;
                     if addressed {
                         decoded_by_addressee = true;
-                        self.receive(h, i, frame, now);
+                        if frame.kind == FrameKind::Ampdu {
+                            self.receive_ampdu(h, i, got, now);
+                        } else {
+                            self.receive(h, i, frame, now);
+                        }
                     } else if frame.duration.0 > 0 {
                         self.set_nav(h, now + frame.duration);
                         if frame.kind == FrameKind::Rts && self.stations[h].nav_until == now + frame.duration {
@@ -946,19 +1182,22 @@ impl<P: Copy> Dcf<P> {
                 }
             }
         }
+        if frame.kind == FrameKind::Ampdu {
+            self.ampdu_retry_share(i, frame.to, frame.start);
+        }
         // The sender: wait for the response, or go back to contending.
         match frame.kind {
-            FrameKind::Data | FrameKind::Rts | FrameKind::PsPoll => {
+            FrameKind::Data | FrameKind::Rts | FrameKind::PsPoll | FrameKind::Ampdu | FrameKind::BlockAckReq | FrameKind::Null => {
                 let s = &mut self.stations[i];
-                s.awaiting = Some(if frame.kind == FrameKind::Rts {
-                    FrameKind::Cts
-                } else {
-                    FrameKind::Ack
+                s.awaiting = Some(match frame.kind {
+                    FrameKind::Rts => FrameKind::Cts,
+                    FrameKind::Ampdu | FrameKind::BlockAckReq => FrameKind::BlockAck,
+                    _ => FrameKind::Ack,
                 });
                 s.deadline_passed = false;
                 if addressee_garbled && !decoded_by_addressee {
                     match frame.kind {
-                        FrameKind::Data => s.counters.collisions += 1,
+                        FrameKind::Data | FrameKind::Ampdu => s.counters.collisions += 1,
                         FrameKind::Rts => s.counters.rts_collisions += 1,
                         _ => {}
                     }
@@ -973,7 +1212,7 @@ impl<P: Copy> Dcf<P> {
             }
             // A broadcast is not acknowledged: the exchange is over.
             FrameKind::Beacon => self.after_exchange(i, now),
-            FrameKind::Cts | FrameKind::Ack => {}
+            FrameKind::Cts | FrameKind::Ack | FrameKind::BlockAck => {}
         }
         if self.medium_idle(i, now) {
             self.became_idle(i, now);
@@ -1023,6 +1262,10 @@ impl<P: Copy> Dcf<P> {
                 if self.stations[h].ps {
                     self.buffered_frame_received(h, now, frame.more);
                 }
+                if self.adaptive() {
+                    self.traffic(h, now);
+                    self.data_from(h, from, now);
+                }
             }
             FrameKind::PsPoll => {
                 // 11.2.3.8: the AP acknowledges and sends the station's oldest buffered frame,
@@ -1051,10 +1294,27 @@ impl<P: Copy> Dcf<P> {
                     self.respond_after_sifs(h, now, FrameKind::Cts, from, nav);
                 }
             }
-            FrameKind::Cts | FrameKind::Ack => {
+            FrameKind::BlockAckReq => {
+                // 10.25.6.7: pass up what is held before the starting sequence number.
+                let mut up = std::mem::take(&mut self.up);
+                self.stations[h].reorder[from].advance(frame.seq, &mut up);
+                self.pass_up(h, from, &mut up);
+                self.up = up;
+                self.stations[h].response_bitmap = 0;
+                self.respond_after_sifs(h, now, FrameKind::BlockAck, from, SimDuration::ZERO);
+            }
+            FrameKind::Null => {
+                // 11.2.3.2: the AP notes the station's power management mode.
+                self.respond_after_sifs(h, now, FrameKind::Ack, from, SimDuration::ZERO);
+                let active = matches!(self.stations[from].job, Job::Null(true));
+                self.power_mode_heard(h, from, active, now);
+            }
+            FrameKind::Ampdu => {}
+            FrameKind::Cts | FrameKind::Ack | FrameKind::BlockAck => {
                 let s = &self.stations[h];
                 let peer = match s.job {
                     Job::PsPoll => Some(self.ap()),
+                    Job::Bar | Job::Null(_) => Some(s.peer),
                     _ => s.queue.front().map(|p| p.to),
                 };
                 let s = &mut self.stations[h];
@@ -1073,6 +1333,10 @@ impl<P: Copy> Dcf<P> {
                         gen: 0,
                     };
                     self.out.push(Out::Schedule(now + self.timing.sifs, t));
+                } else if frame.kind == FrameKind::BlockAck && self.stations[h].job == Job::Ampdu {
+                    // The BlockAck on the air carries its sender's bitmap.
+                    let bitmap = self.stations[from].response_bitmap;
+                    self.block_ack_received(h, bitmap, now);
                 } else {
                     self.exchange_succeeded(h, now);
                 }
@@ -1114,8 +1378,13 @@ impl<P: Copy> Dcf<P> {
                 self.stations[h].counters.cts_sent += 1;
                 self.start_tx(h, now, FrameKind::Cts, to, nav, 0, 0, false);
             }
+            FrameKind::BlockAck => {
+                self.stations[h].counters.block_acks_sent += 1;
+                self.start_tx(h, now, FrameKind::BlockAck, to, SimDuration::ZERO, 0, 0, false);
+            }
+            FrameKind::Data if self.stations[h].job == Job::Ampdu => self.send_ampdu(h, now),
             FrameKind::Data => self.send_data(h, now),
-            FrameKind::Rts | FrameKind::Beacon | FrameKind::PsPoll => {}
+            _ => {}
         }
     }
 
@@ -1138,16 +1407,37 @@ impl<P: Copy> Dcf<P> {
         s.short_retries = 0;
         s.long_retries = 0;
         s.cw = cw_min;
-        if s.job == Job::PsPoll {
-            s.poll = Poll::Sent;
-        } else {
+        if s.job == Job::Data {
             let done = s.queue.pop_front().expect("head frame");
             self.out.push(Out::Acked {
                 from: i,
                 payload: done.payload,
             });
+            if self.adaptive() && self.stations[i].ps {
+                self.traffic(i, now);
+            }
+        } else {
+            self.control_exchange_done(i, now);
         }
         self.after_exchange(i, now);
+    }
+
+    /// A PS-Poll, BlockAckReq or Null was acknowledged.
+    #[cold]
+    fn control_exchange_done(&mut self, i: usize, now: SimTime) {
+        let s = &mut self.stations[i];
+        match s.job {
+            Job::PsPoll => s.poll = Poll::Sent,
+            Job::Bar => s.bar[s.peer] = Bar::None,
+            Job::Null(active) => self.power_mode_announced(i, active, now),
+            _ => {}
+        }
+    }
+
+    /// Adaptive power save is on (a stay-awake timeout).
+    #[inline]
+    fn adaptive(&self) -> bool {
+        self.psm_timeout.0 != 0
     }
 
     fn exchange_failed(&mut self, i: usize, now: SimTime) {
@@ -1157,7 +1447,12 @@ impl<P: Copy> Dcf<P> {
             self.timing.cw_max,
             self.timing.cw_min,
         );
-        let polling = self.stations[i].job == Job::PsPoll;
+        let job = self.stations[i].job;
+        if job == Job::Ampdu {
+            return self.ampdu_failed(i, now);
+        }
+        // A PS-Poll, BlockAckReq or Null: no MPDU of the queue is at stake.
+        let polling = matches!(job, Job::PsPoll | Job::Bar | Job::Null(_));
         let long = !polling && {
             let head = self.stations[i].queue.front().expect("head frame");
             self.stations[i].awaiting == Some(FrameKind::Ack) && self.uses_rts(head.bytes)
@@ -1173,10 +1468,16 @@ impl<P: Copy> Dcf<P> {
             (s.short_retries, limit_short)
         };
         if count.0 >= count.1 && polling {
-            // Give up: the next beacon's TIM says whether the frame still waits.
             s.short_retries = 0;
             s.cw = cw_min;
-            s.poll = Poll::None;
+            match job {
+                // Give up: the next beacon's TIM says whether the frame still waits.
+                Job::PsPoll => s.poll = Poll::None,
+                // Send it before the next A-MPDU to that recipient.
+                Job::Bar => s.bar[s.peer] = Bar::Owed,
+                Job::Null(active) => self.power_mode_unannounced(i, active, now),
+                _ => {}
+            }
         } else if count.0 >= count.1 {
             let dropped = s.queue.pop_front().expect("head frame");
             s.short_retries = 0;
@@ -1207,7 +1508,11 @@ impl<P: Copy> Dcf<P> {
         let idle = self.medium_idle(i, now);
         let ifs = self.ifs(i);
         let s = &mut self.stations[i];
-        let work = !s.queue.is_empty() || s.poll == Poll::Pending || s.beacon_pending;
+        let work = !s.queue.is_empty()
+            || s.poll == Poll::Pending
+            || s.beacon_pending
+            || s.bar.contains(&Bar::Needed)
+            || s.null_pending.is_some();
         s.state = if work {
             State::Contending
         } else {
@@ -1256,7 +1561,12 @@ impl<P: Copy> Dcf<P> {
         let announced = self.tim[i];
         let s = &mut self.stations[i];
         s.awaiting_beacon = false;
-        if announced && s.poll == Poll::None {
+        if announced && !self.psm_timeout.is_zero() && s.null_pending.is_none() && s.poll == Poll::None {
+            // Adaptive power save: leave power save (a Null with PM = 0) and take every buffered
+            // frame at once rather than poll for each.
+            s.null_pending = Some(true);
+            self.start_contending(i, now);
+        } else if announced && s.poll == Poll::None && self.psm_timeout.is_zero() {
             s.poll = Poll::Pending;
             self.start_contending(i, now);
         } else if !announced && s.poll == Poll::Sent {
@@ -1295,15 +1605,24 @@ impl<P: Copy> Dcf<P> {
 
     /// A station in power-save mode dozes as soon as it has nothing to send, expects nothing
     /// and is not listening for a beacon (11.2.3.1).
+    #[inline]
     fn maybe_doze(&mut self, i: usize, now: SimTime) {
+        if self.stations[i].ps {
+            self.doze_if_idle(i, now);
+        }
+    }
+
+    fn doze_if_idle(&mut self, i: usize, now: SimTime) {
         let s = &mut self.stations[i];
         let busy = s.state != State::Idle
             || s.awaiting_beacon
             || s.poll != Poll::None
             || s.on_air.is_some()
             || s.response.is_some()
-            || s.awaiting.is_some();
-        if s.ps && s.awake && !busy {
+            || s.awaiting.is_some()
+            || s.active
+            || s.null_pending.is_some();
+        if s.awake && !busy {
             s.awake = false;
             self.out.push(Out::Power {
                 station: i,
@@ -1311,5 +1630,15 @@ impl<P: Copy> Dcf<P> {
                 at: now,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_frame_kind_indexes_its_own_control_airtime() {
+        assert!(FrameKind::ALL.iter().enumerate().all(|(k, &kind)| kind as usize == k));
     }
 }
