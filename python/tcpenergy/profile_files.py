@@ -24,7 +24,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 from tcpenergy._native import engine
-from tcpenergy.exceptions import ScenarioError, scenario_error
+from tcpenergy.exceptions import ScenarioError, read_scenario_file, scenario_error
 
 _ENERGY_SLOTS = ("sender", "receiver", "default_profile")
 
@@ -61,14 +61,7 @@ def _slots(doc: Any) -> Iterator[Tuple[dict, str, str]]:
 def read_profile_file(path: Path, key: str) -> dict:
     """The profile table in ``path``, checked by the engine; ScenarioError at ``key`` naming the file
     when it is missing, not TOML, or not a valid profile."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise scenario_error(key, f"profile file not found: {path}") from None
-    except IsADirectoryError:
-        raise scenario_error(key, f"profile path is a directory, not a file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise scenario_error(key, f"cannot read profile file {path}: {exc}") from None
+    text = read_scenario_file(path, key, "profile")
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Tuple
 
-from tcpenergy.exceptions import scenario_error
+from tcpenergy.exceptions import read_scenario_file, scenario_error
 
 # Bytes one opportunity carries (Mahimahi's PACKET_SIZE: a 1500-byte IP packet and its 4-byte TUN
 # header); the engine's config::trace::OPPORTUNITY_BYTES.
@@ -37,14 +37,7 @@ def read_trace_file(path: Path, key: str) -> dict:
     """The trace in ``path`` as the engine takes it; ScenarioError at ``key`` naming the file
     (and the line) when it is missing, unreadable, or has a line that is not a whole number of
     milliseconds."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise scenario_error(key, f"trace file not found: {path}") from None
-    except IsADirectoryError:
-        raise scenario_error(key, f"trace path is a directory, not a file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise scenario_error(key, f"cannot read trace file {path}: {exc}") from None
+    text = read_scenario_file(path, key, "trace")
     ms = []
     for number, line in enumerate(text.splitlines(), start=1):
         word = line.strip()
