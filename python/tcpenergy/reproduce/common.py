@@ -240,6 +240,21 @@ class FollowUp:
     build: Callable[[Any], Experiment]
 
 
+def run_package(package: Any, out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
+                log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
+                keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
+    """[`run_and_judge`] for a paper whose experiments need no choice of network or part: its
+    package (``PAPER_ID``, ``experiments``, ``add_metrics``, ``CLAIMS``, ``write_report``) and its
+    claims judged by code (the package's ``claims`` module) say everything."""
+    from importlib import import_module
+
+    judged = import_module(package.__name__ + ".claims")
+    return run_and_judge(package.PAPER_ID, package.experiments(quick), out_dir, quick=quick, jobs=jobs,
+                         progress=progress, log=log, transform=transform, keep=keep, report=report,
+                         add_metrics=package.add_metrics, evaluate=judged.evaluate, claims=package.CLAIMS,
+                         write_report=package.write_report)
+
+
 def run_and_judge(paper_id: str, exps: Sequence[Experiment], out_dir: Path, *, quick: bool, jobs: Optional[int],
                   progress: bool, log: Callable[[str], None], transform: Optional[Transform],
                   keep: Optional[AbstractSet[str]], report: bool, evaluate: Callable[..., List[Dict[str, Any]]],

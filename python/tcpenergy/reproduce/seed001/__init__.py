@@ -11,13 +11,14 @@ explained in docs/reproduce/seed-001.md.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import AbstractSet, Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from tcpenergy.reproduce import common
 from tcpenergy.reproduce import readings
 from tcpenergy.reproduce.claims import paper_file
-from tcpenergy.reproduce.common import Experiment, Outcome, Transform, table_section
+from tcpenergy.reproduce.common import Experiment, Outcome, table_section
 from tcpenergy.reproduce.registry import Paper
 
 PAPER_ID = "seed-001"
@@ -228,15 +229,10 @@ def add_metrics(runs):
     return runs
 
 
-def run(out_dir: Path, quick: bool = False, jobs: Optional[int] = None, progress: bool = True,
-        log: Callable[[str], None] = print, *, transform: Optional[Transform] = None,
-        keep: Optional[AbstractSet[str]] = None, report: bool = True) -> Outcome:
-    """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report."""
-    from tcpenergy.reproduce.seed001 import claims as seed001_claims
-
-    return common.run_and_judge(PAPER_ID, experiments(quick), out_dir, quick=quick, jobs=jobs, progress=progress,
-                                log=log, transform=transform, keep=keep, report=report, add_metrics=add_metrics,
-                                evaluate=seed001_claims.evaluate, claims=CLAIMS, write_report=write_report)
+def run(out_dir: Path, **options: Any) -> Outcome:
+    """Run (or resume) every sweep into OUT/runs.duckdb, judge the claims, write the report
+    (``options``: those of ``common.run_package``)."""
+    return common.run_package(sys.modules[__name__], out_dir, **options)
 
 
 # --------------------------------------------------------------------------------------------
