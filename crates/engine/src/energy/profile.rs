@@ -183,6 +183,17 @@ const BUILTIN: &[(&str, &str)] = &[
     ("huang2012-lte-phone", include_str!("../../../../python/tcpenergy/profiles/huang2012-lte-phone.toml")),
     ("huang2012-3g-phone", include_str!("../../../../python/tcpenergy/profiles/huang2012-3g-phone.toml")),
     ("huang2012-wifi-phone", include_str!("../../../../python/tcpenergy/profiles/huang2012-wifi-phone.toml")),
+    // 2020 phones on LTE and 5G NSA, from the data of Narayanan et al. (SIGCOMM 2021)
+    // (docs/models/cellular.md#reading-narayanan).
+    ("narayanan2021-lte-phone", include_str!("../../../../python/tcpenergy/profiles/narayanan2021-lte-phone.toml")),
+    (
+        "narayanan2021-5g-nsa-lowband-phone",
+        include_str!("../../../../python/tcpenergy/profiles/narayanan2021-5g-nsa-lowband-phone.toml"),
+    ),
+    (
+        "narayanan2021-5g-nsa-mmwave-phone",
+        include_str!("../../../../python/tcpenergy/profiles/narayanan2021-5g-nsa-mmwave-phone.toml"),
+    ),
     ("wired-host", include_str!("../../../../python/tcpenergy/profiles/wired-host.toml")),
     // The figures shipped with engine 0.5 (abstract radio, memory-copy-only per-byte cost), kept so
     // results can be compared across the refit (docs/models/profiles.md#refit).

@@ -1,0 +1,130 @@
+"""The 2020 phones on LTE and 5G NSA (docs/models/cellular.md#reading-narayanan): the estimators
+that read their figures out of the data Narayanan et al. (SIGCOMM 2021) released recover a known
+machine and a known power model, and the profiles built from them behave as their fits say."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tcpenergy import api, devices
+from tcpenergy.calibration import narayanan2021 as derive
+
+REPO = Path(__file__).resolve().parents[1]
+DOWNLOAD_5G = REPO / "scenarios" / "phone-5g-download.toml"
+PHONES = ("narayanan2021-lte-phone", "narayanan2021-5g-nsa-lowband-phone", "narayanan2021-5g-nsa-mmwave-phone")
+
+
+def _probe_replies(base_ms, drx_ms, cr_ms, tail_ms, paging_ms, promotion_ms, seed=1):
+    """RRC-Probe as its phone would answer a machine with these timers: each probe arrives
+    `interval` after the previous reply, which left right after a DRX on-duration (connected) or
+    a paging occasion plus the promotion (idle); a few ms of jitter."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(200):
+        iv = 100 * k
+        if iv <= cr_ms:
+            wait = 0
+        elif iv < tail_ms:
+            wait = (-iv) % drx_ms
+        else:
+            wait = (-(iv + promotion_ms)) % paging_ms + promotion_ms
+        for _ in range(5):
+            rtt = base_ms + wait + rng.normal(0, 3)
+            rows.append({"interval": iv / 1000, "RTT1": rtt, "RTT2": rtt + 1, "KeepOrDrop": "YEP"})
+    # Probes the authors dropped (other traffic in between) must not count.
+    rows.append({"interval": 5.0, "RTT1": 5000, "RTT2": 5000, "KeepOrDrop": "BAD"})
+    return pd.DataFrame(rows)
+
+
+def test_probe_timers_recover_a_known_machine_from_its_replies(tmp_path):
+    # The sawtooths of Narayanan et al. 2021 §4.2 (RRC-Probe): DRX before the inactivity timer,
+    # paging plus promotion after it.
+    trace = tmp_path / "probe.csv"
+    _probe_replies(base_ms=60, drx_ms=320, cr_ms=300, tail_ms=10_200, paging_ms=1280, promotion_ms=300).to_csv(trace)
+    t = derive.probe_timers(derive.read_probe(trace))
+    assert t.tail_s == pytest.approx(10.2)
+    # Misclassified: only the idle replies whose wait (page + promotion) is within the margin.
+    quick = sum(1 for k in range(102, 200) if (-(100 * k + 300)) % 1280 + 300 <= derive.IDLE_MARGIN_MS)
+    assert abs(t.misclassified - quick) <= 1, (t.misclassified, quick)
+    assert t.drx.cycle_ms == 320
+    assert t.paging.cycle_ms == 1280
+    assert t.promotion_ms == pytest.approx(300, abs=5)
+    assert t.continuous_reception_ms == 300
+    # Each fit explains its sawtooth far better than a flat line would.
+    assert t.paging.residual_ms < t.paging.flat_residual_ms / 10
+    assert t.drx.residual_ms < t.drx.flat_residual_ms / 10
+
+
+@pytest.mark.parametrize("drx_ms, tail_ms", [(80, 10_200), (320, 5_100)])
+def test_probe_timers_follow_the_drx_cycle_and_the_timer(tmp_path, drx_ms, tail_ms):
+    trace = tmp_path / "probe.csv"
+    _probe_replies(60, drx_ms, 300, tail_ms, 1280, 350, seed=drx_ms).to_csv(trace)
+    t = derive.probe_timers(derive.read_probe(trace))
+    assert (t.drx.cycle_ms, t.tail_s) == (drx_ms, tail_ms / 1000)
+
+
+def test_power_model_recovers_huangs_linear_model_from_per_second_samples():
+    # Huang et al. 2012 §4's model P = beta + alpha_u t_u + alpha_d t_d, fitted as Narayanan et
+    # al.'s controlled transfers give it: one direction at a time, per-second power.
+    rng = np.random.default_rng(7)
+    beta, au, ad = 5300.0, 11.4, 1.66
+    rows = []
+    for direction, alpha, rates in (("downlink", ad, (1, 100, 500, 1000, 2000)), ("uplink", au, (1, 50, 100, 200))):
+        for r in rates:
+            for _ in range(50):
+                thr = r * rng.uniform(0.97, 1.0)
+                rows.append({"network type": "mmwave", "direction": direction, "throughput": thr,
+                             "avg_power": beta + alpha * thr + rng.normal(0, 30)})
+    rows.append({"network type": "LTE", "direction": "uplink", "throughput": 10.0, "avg_power": 1e6})
+    m = derive.power_model(pd.DataFrame(rows), "mmwave")
+    assert m.samples == 450
+    assert m.beta_mw == pytest.approx(beta, rel=0.01)
+    assert m.alpha_u_mw_per_mbps == pytest.approx(au, rel=0.03)
+    assert m.alpha_d_mw_per_mbps == pytest.approx(ad, rel=0.03)
+    assert m.r2 > 0.99
+
+
+def test_the_derivation_refuses_a_directory_that_is_not_the_artifact(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tcpenergy.calibration.narayanan2021", *a],
+                                    capture_output=True, text=True, cwd=REPO,
+                                    env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"})
+    bad = run(str(tmp_path))
+    assert bad.returncode == 1 and "does not look like the artifact" in bad.stderr and not bad.stdout
+    usage = run()
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
+def test_5g_phone_profiles_list_every_figure_with_a_source_and_mark_the_estimates():
+    for name in PHONES:
+        figures = devices.figures(devices.get(name))
+        assert all(f.source for f in figures), [f.key for f in figures if not f.source]
+        by_key = {f.key: f for f in figures}
+        # Measured: the fitted power model and the probe's timers. Estimated: what the release lacks.
+        for key in ("radio.tx_power_w", "radio.rrc.downlink_j_per_mbit", "radio.wake_time",
+                    "radio.rrc.tail.1.duration", "radio.rrc.tail.1.drx.cycle", "radio.rrc.paging.cycle"):
+            assert not by_key[key].estimated and "Narayanan" in by_key[key].source, (name, key)
+        for key in ("platform.base_power_w", "radio.idle_power_w", "radio.wake_power_w", "radio.rrc.tail.0.duration"):
+            assert by_key[key].estimated, (name, key)
+
+
+def _per_bit(profile, rate, size):
+    r = api.run(DOWNLOAD_5G, **{"energy.receiver": profile, "path.forward.rate": rate,
+                                "traffic.bytes": size, "energy.after_completion": "0s"})
+    assert r["complete"]
+    e = r["energy"]["receiver"]
+    assert math.isclose(sum(e["breakdown_j"].values()), e["total_j"], rel_tol=1e-12)
+    return e["per_bit_total_uj"]
+
+
+def test_mmwave_costs_less_per_bit_than_lte_at_their_own_rates_and_more_at_the_same_low_rate():
+    # The fits (Narayanan et al. 2021 §4.3 data): mmWave's connected power is about 6x LTE's and
+    # its per-Mbit cost about 7x smaller, so it wins only when its rate pays for its power.
+    assert _per_bit("narayanan2021-5g-nsa-mmwave-phone", "1Gbps", "50MB") < _per_bit("narayanan2021-lte-phone", "60Mbps", "50MB")
+    assert _per_bit("narayanan2021-5g-nsa-mmwave-phone", "10Mbps", "5MB") > _per_bit("narayanan2021-lte-phone", "10Mbps", "5MB")
