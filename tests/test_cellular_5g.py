@@ -128,3 +128,39 @@ def test_mmwave_costs_less_per_bit_than_lte_at_their_own_rates_and_more_at_the_s
     # its per-Mbit cost about 7x smaller, so it wins only when its rate pays for its power.
     assert _per_bit("narayanan2021-5g-nsa-mmwave-phone", "1Gbps", "50MB") < _per_bit("narayanan2021-lte-phone", "60Mbps", "50MB")
     assert _per_bit("narayanan2021-5g-nsa-mmwave-phone", "10Mbps", "5MB") > _per_bit("narayanan2021-lte-phone", "10Mbps", "5MB")
+
+
+def _keepalive_phone(profile):
+    # The keep-alive of scenarios/phone-web-keepalive.toml alone, every 15 s: longer than the
+    # 10.2 s connected tail, shorter than the tail plus a 20 s RRC_INACTIVE.
+    import tomllib
+
+    scenario = tomllib.loads((REPO / "scenarios" / "phone-web-keepalive.toml").read_text())
+    scenario["flows"] = [f for f in scenario["flows"] if f["name"] == "keepalive"]
+    scenario["flows"][0]["traffic"]["interval"] = "15s"
+    scenario["nodes"]["phone"] = {"profile": profile}
+    return api.run(scenario)["nodes"]["phone"]
+
+
+def test_keepalives_that_find_the_radio_in_rrc_inactive_pay_a_resume_instead_of_a_promotion():
+    # 3GPP TS 38.331 §5.3.13: a resume from RRC_INACTIVE instead of a setup from RRC_IDLE. The
+    # mmWave phone, with an RRC_INACTIVE of illustrative figures (none published are at hand)
+    # after its connected tail: 20 s, RAN paging every 1.28 s, a 80 ms resume at beta.
+    base = devices.get("narayanan2021-5g-nsa-mmwave-phone")
+    beta = base["radio"]["tx_power_w"]
+    inactive = {"state": "rrc_inactive", "duration": "20s", "power_w": 0.0,
+                "drx": {"cycle": "1280ms", "on": "1ms", "power_w": 0.0},
+                "resume": {"delay": "80ms", "power_w": beta}}
+    with_inactive = {k: v for k, v in base.items() if k not in ("estimated", "sources")}
+    with_inactive = {**with_inactive, "name": "mmwave-phone-with-inactive", "radio": {**base["radio"], "rrc": {**base["radio"]["rrc"],
+                                                                        "tail": base["radio"]["rrc"]["tail"] + [inactive]}}}
+    idle = _keepalive_phone("narayanan2021-5g-nsa-mmwave-phone")
+    resumed = _keepalive_phone(with_inactive)
+    # Eight keep-alives (2 s, 17 s, ..., 107 s): the first from RRC_IDLE, the other seven 15 s
+    # after the last: a promotion each without RRC_INACTIVE, a resume each with it.
+    promotion = 0.365
+    assert idle["radio_wakeups"] == resumed["radio_wakeups"] == 8
+    assert idle["radio_waking_s"] == pytest.approx(8 * promotion, abs=1e-9)
+    assert resumed["radio_waking_s"] == pytest.approx(promotion + 7 * 0.080, abs=1e-9)
+    # RRC_INACTIVE draws nothing here but keeps the radio out of RRC_IDLE for 20 s after each tail.
+    assert resumed["radio_sleep_s"] < idle["radio_sleep_s"] - 7 * 4.0

@@ -399,6 +399,15 @@ impl<'a> GapPolicy<'a> {
             return;
         }
         let after_activity = a > 0;
+        if after_activity && followed_by_activity {
+            // Activity that began in a state the radio is resumed from: the tail up to the
+            // resume, then the resume (`net::medium::rrc` started it there).
+            if let Some((began, power)) = rrc.resume_before(a, b) {
+                rrc.lay_tail(a, began, self.power[RadioState::Idle as usize], &mut |s, e, p| emit(s, e, RadioState::Idle, p));
+                emit(began, b, RadioState::Waking, power);
+                return;
+            }
+        }
         let idle_from = if after_activity {
             rrc.lay_tail(a, b, self.power[RadioState::Idle as usize], &mut |s, e, p| emit(s, e, RadioState::Idle, p));
             (a + rrc.tail).min(b)
@@ -1146,6 +1155,37 @@ mod tests {
         assert_eq!(at(end + ms(11576.0)), (RadioState::Sleep, 0.0)); // RRC_IDLE after T_tail
         assert_eq!(at(ms(12802.0)), (RadioState::Sleep, 0.5943)); // a paging occasion
         assert_eq!(tl.last().unwrap().1, w);
+    }
+
+    /// 3GPP TS 38.331 §5.3.13: activity that finds the radio in RRC_INACTIVE pays the resume,
+    /// laid out just before it at the resume's power, and restarts the tail; by hand, with the
+    /// illustrative machine of energy::rrc's tests.
+    #[test]
+    fn activity_in_rrc_inactive_costs_the_resume_laid_just_before_it() {
+        let mut p = crate::energy::profile::builtin("huang2012-lte-phone").unwrap().unwrap();
+        p.radio.rrc = Some(crate::energy::rrc::tests::nr());
+        p.radio.wake_time = SimDuration(300_000_000);
+        let ms = |x: f64| (x * 1e6).round() as u64;
+        let mut log = RadioLog::default();
+        // The first frame after the promotion from RRC_IDLE; the second 12 s after it ends,
+        // 2 s into RRC_INACTIVE, sent after a 60 ms resume that began at 12 001 ms.
+        log.transmit_frame(SimTime(ms(300.0)), SimTime(ms(301.0)), 100);
+        log.transmit_frame(SimTime(ms(12_361.0)), SimTime(ms(12_362.0)), 100);
+        let w = SimTime(ms(13_000.0));
+        let tl = radio_timeline(log.clone(), w, RadioPolicy::AlwaysOn, SimDuration(0), &p.radio);
+        let wakes: Vec<_> = tl.iter().filter(|seg| seg.2 == RadioState::Waking).map(|seg| (seg.0, seg.1, seg.3)).collect();
+        assert_eq!(wakes, vec![(0, ms(300.0), p.radio.wake_power_w), (ms(12_301.0), ms(12_361.0), 1.0)]);
+        // Before the resume: RRC_INACTIVE's floor, its RAN paging on-durations apart (cycles
+        // from 10 301 ms: on at 11 581 ms).
+        assert_eq!(radio_state_at(&tl, ms(12_300.5)), Some((RadioState::Idle, 0.02)));
+        assert_eq!(radio_state_at(&tl, ms(11_581.5)), Some((RadioState::Idle, 0.5)));
+        // After the second frame the tail restarts: continuous reception at 1.0 W.
+        assert_eq!(radio_state_at(&tl, ms(12_400.0)), Some((RadioState::Idle, 1.0)));
+        let mut cpu = CpuMeter::new(&p.cpu.cycles, p.cpu.frequency_hz, p.cpu.active_power_w);
+        let e = node_energy_from_log(&p, log, &mut cpu, w, RadioPolicy::AlwaysOn, SimDuration(0), 0);
+        assert_eq!(e.radio_wakeups, 2);
+        let transitions = 0.3 * p.radio.wake_power_w + 0.06 * 1.0;
+        assert!((e.breakdown_j.radio_transitions - transitions).abs() < 1e-9, "{}", e.breakdown_j.radio_transitions);
     }
 
     /// Huang et al. 2012 §3: a packet that arrives within the tail restarts it without a

@@ -370,6 +370,26 @@ mod tests {
         check(&|d| d["radio"]["rrc"]["tail"][2]["drx"]["on"] = "50ms".into(), "energy.receiver.radio.rrc.tail.2.drx.on", "at most the cycle");
         check(&|d| d["radio"]["rrc"]["paging"]["cycle"] = "0s".into(), "energy.receiver.radio.rrc.paging.cycle", "between 1ns and 1h");
         check(&|d| d["radio"]["rrc"]["uplink_j_per_mbit"] = (-1.0).into(), "energy.receiver.radio.rrc.uplink_j_per_mbit", ">= 0");
+        let inactive = serde_json::json!({"state": "rrc_inactive", "duration": "20s", "resume": {"delay": "60ms", "power_w": 1.0}});
+        check(
+            &|d| {
+                let tail = d["radio"]["rrc"]["tail"].as_array_mut().unwrap();
+                tail.push(inactive.clone());
+                tail[3]["resume"]["delay"] = "0s".into();
+            },
+            "energy.receiver.radio.rrc.tail.3.resume.delay",
+            "between 1ns and 1h",
+        );
+        check(
+            &|d| {
+                let tail = d["radio"]["rrc"]["tail"].as_array_mut().unwrap();
+                let connected = tail[2].clone();
+                tail.insert(2, inactive.clone());
+                tail[3] = connected;
+            },
+            "energy.receiver.radio.rrc.tail.3.resume",
+            "every state after one with a resume must have one",
+        );
         check(
             &|d| d["radio"]["phy"] = serde_json::json!({"rate": "11Mbps", "preamble": "192us", "mac_overhead": 36}),
             "energy.receiver.radio.rrc",

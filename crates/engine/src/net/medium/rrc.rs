@@ -4,6 +4,8 @@
 //! * Sending from an idle radio waits for the promotion (the radio asks for a connection at once).
 //! * A frame for an idle radio waits for its next paging occasion, then for the promotion.
 //! * A frame for a radio in DRX waits for its next on-duration; in continuous reception it goes.
+//! * A radio in a state it must be resumed from (RRC_INACTIVE) sends after the resume, and
+//!   receives after its next listening window and the resume.
 //! * A radio that is (or is being promoted to be) connected for another frame takes this one then.
 //!
 //! The gate knows the radio's activity as the link scheduled it (frames may be scheduled ahead
@@ -47,10 +49,9 @@ impl RrcGate {
         let mut idle_from = t;
         if let Some(a) = last_end {
             if t - a < self.timing.tail {
-                if !receive {
-                    return t;
-                }
-                match self.timing.tail_receive_at(a, t) {
+                // Connected (or resumable: a resume for the next scheduled activity may
+                // already be under way, and serves).
+                match self.timing.tail_ready(a, t, receive) {
                     Some(x) => return x.min(next_start),
                     None => idle_from = a + self.timing.tail,
                 }
@@ -146,6 +147,25 @@ mod tests {
         assert_eq!(g.send_at(SimTime(9_000 * MS)).0, 9_000 * MS + promo);
         // A page would come later than the frame already scheduled: the radio is connected then.
         assert_eq!(g.receive_at(SimTime(9_500 * MS)).0, 10_000 * MS);
+    }
+
+    #[test]
+    fn a_radio_in_rrc_inactive_moves_data_after_its_resume_and_after_it_from_rrc_idle() {
+        // 3GPP TS 38.331 §5.3.13 (resume from RRC_INACTIVE), with the illustrative machine of
+        // energy::rrc's tests: RRC_INACTIVE 10-30 s after the last activity, resume 60 ms, RAN
+        // paging every 1280 ms; RRC_IDLE after, promotion 300 ms, paging every 2560 ms.
+        let mut g = RrcGate::new(crate::energy::rrc::tests::nr().timing(crate::units::SimDuration(300 * MS)));
+        g.commit(SimTime(1_000 * MS), SimTime(1_010 * MS));
+        let inactive = 1_010 * MS + 10_000 * MS;
+        assert_eq!(g.send_at(SimTime(inactive + 500 * MS)).0, inactive + 560 * MS);
+        // RAN paging cycles start when RRC_INACTIVE does: the next after +500 ms is +1280 ms.
+        assert_eq!(g.receive_at(SimTime(inactive + 500 * MS)).0, inactive + 1_340 * MS);
+        // A resume under way for activity already scheduled serves a frame asked for meanwhile.
+        g.commit(SimTime(inactive + 4_060 * MS), SimTime(inactive + 4_061 * MS));
+        assert_eq!(g.send_at(SimTime(inactive + 4_030 * MS)).0, inactive + 4_060 * MS);
+        // After RRC_INACTIVE (20 s from the last activity's tail end): a promotion from RRC_IDLE.
+        let idle = inactive + 4_061 * MS + 30_000 * MS;
+        assert_eq!(g.send_at(SimTime(idle)).0, idle + 300 * MS);
     }
 
     #[test]
