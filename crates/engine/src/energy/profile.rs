@@ -195,6 +195,12 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../python/tcpenergy/profiles/narayanan2021-5g-nsa-mmwave-phone.toml"),
     ),
     ("wired-host", include_str!("../../../../python/tcpenergy/profiles/wired-host.toml")),
+    // An 802.11n network card alone, no host (Halperin et al., HotPower 2010, as ns-3's
+    // WifiRadioEnergyModel restates it; docs/models/profiles.md#halperin2010-80211n-nic).
+    (
+        "halperin2010-80211n-nic",
+        include_str!("../../../../python/tcpenergy/profiles/halperin2010-80211n-nic.toml"),
+    ),
     // The figures shipped with engine 0.5 (abstract radio, memory-copy-only per-byte cost), kept so
     // results can be compared across the refit (docs/models/profiles.md#refit).
     (
@@ -307,6 +313,32 @@ mod tests {
         let modem = builtin("donckers2002-wavelan-modem").unwrap().unwrap().radio.phy.unwrap();
         assert_eq!(modem.preamble, SimDuration::from_micros(254)); // seed 001 §1.2
         assert_eq!(builtin("ideal-nic-0.3").unwrap().unwrap().radio.phy, None);
+    }
+
+    /// The 802.11n card carries exactly the four powers of Halperin, Greenstein, Sheth and
+    /// Wetherall, "Demystifying 802.11n power consumption", HotPower 2010, single antenna, as ns-3
+    /// restates them (src/wifi/model/wifi-radio-energy-model.h), each sourced and none estimated;
+    /// the rest (no host, the wake-up) is listed as estimated. It has no PHY of its own: on a
+    /// channel its radio takes the airtime the MAC reports.
+    #[test]
+    fn the_80211n_card_carries_the_four_published_powers_of_halperin_2010() {
+        let p = builtin("halperin2010-80211n-nic").unwrap().unwrap();
+        let r = &p.radio;
+        assert_eq!((r.tx_power_w, r.rx_power_w, r.idle_power_w, r.sleep_power_w), (1.14, 0.94, 0.82, 0.10));
+        assert_eq!((r.phy, r.rrc.is_some()), (None, false));
+        for key in ["radio.tx_power_w", "radio.rx_power_w", "radio.idle_power_w", "radio.sleep_power_w"] {
+            let source = &p.sources[key];
+            assert!(source.starts_with("Halperin") && source.contains("ns-3"), "{key}: {source}");
+            assert!(!p.estimated.iter().any(|e| e == key || e == "radio.*"), "{key} is listed as estimated");
+        }
+        for key in ["platform.base_power_w", "radio.wake_time", "radio.wake_power_w", "cpu.*", "cpu.cycles.*"] {
+            assert!(p.estimated.iter().any(|e| e == key), "{key} is not listed as estimated");
+        }
+        // Radio-only: no host draws anything, and no protocol work is charged.
+        assert_eq!((p.platform.base_power_w, p.cpu.active_power_w), (0.0, 0.0));
+        assert!(p.cpu.cycles.iter().all(|(_, v)| v == 0.0));
+        // The estimated wake-up: 250 us at idle power (docs/models/profiles.md#halperin2010-wake).
+        assert_eq!((r.wake_time, r.wake_power_w), (SimDuration::from_micros(250), 0.82));
     }
 
     /// A profile may leave out a cycle figure that has a documented default (the per-mechanism
