@@ -4,6 +4,7 @@ machine and a known power model, and the profiles built from them behave as thei
 
 from __future__ import annotations
 
+import copy
 import math
 import subprocess
 import sys
@@ -126,8 +127,9 @@ def _per_bit(profile, rate, size):
 def test_mmwave_costs_less_per_bit_than_lte_at_their_own_rates_and_more_at_the_same_low_rate():
     # The fits (Narayanan et al. 2021 §4.3 data): mmWave's connected power is about 6x LTE's and
     # its per-Mbit cost about 7x smaller, so it wins only when its rate pays for its power.
-    assert _per_bit("narayanan2021-5g-nsa-mmwave-phone", "1Gbps", "50MB") < _per_bit("narayanan2021-lte-phone", "60Mbps", "50MB")
-    assert _per_bit("narayanan2021-5g-nsa-mmwave-phone", "10Mbps", "5MB") > _per_bit("narayanan2021-lte-phone", "10Mbps", "5MB")
+    mmwave, lte = "narayanan2021-5g-nsa-mmwave-phone", "narayanan2021-lte-phone"
+    assert _per_bit(mmwave, "1Gbps", "50MB") < _per_bit(lte, "60Mbps", "50MB")
+    assert _per_bit(mmwave, "10Mbps", "5MB") > _per_bit(lte, "10Mbps", "5MB")
 
 
 def _keepalive_phone(profile):
@@ -151,9 +153,9 @@ def test_keepalives_that_find_the_radio_in_rrc_inactive_pay_a_resume_instead_of_
     inactive = {"state": "rrc_inactive", "duration": "20s", "power_w": 0.0,
                 "drx": {"cycle": "1280ms", "on": "1ms", "power_w": 0.0},
                 "resume": {"delay": "80ms", "power_w": beta}}
-    with_inactive = {k: v for k, v in base.items() if k not in ("estimated", "sources")}
-    with_inactive = {**with_inactive, "name": "mmwave-phone-with-inactive", "radio": {**base["radio"], "rrc": {**base["radio"]["rrc"],
-                                                                        "tail": base["radio"]["rrc"]["tail"] + [inactive]}}}
+    with_inactive = copy.deepcopy({k: v for k, v in base.items() if k not in ("estimated", "sources")})
+    with_inactive["name"] = "mmwave-phone-with-inactive"
+    with_inactive["radio"]["rrc"]["tail"].append(inactive)
     idle = _keepalive_phone("narayanan2021-5g-nsa-mmwave-phone")
     resumed = _keepalive_phone(with_inactive)
     # Eight keep-alives (2 s, 17 s, ..., 107 s): the first from RRC_IDLE, the other seven 15 s

@@ -24,8 +24,9 @@ def reproduce_command(
     out: Annotated[Path, typer.Option("--out", metavar="DIR", show_default=False,
                                       help="Output directory: runs.duckdb (resumable), sweeps/, "
                                            "claims.json, report/.")],
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer repetitions (3 seeds instead of 10): a "
-                                                        "smoke test in well under a minute.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer seeds per setting, and for some papers fewer "
+                                                        "settings (docs/reproduce/PAPER.md says which): a smoke "
+                                                        "test in well under a minute.")] = False,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N",
                                                 help="Parallel workers (default: every core).")] = None,
     part: Annotated[Optional[str], typer.Option("--part", metavar="PART",

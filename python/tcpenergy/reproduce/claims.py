@@ -517,8 +517,9 @@ _COUNTED = {HOLDS: "hold", DOES_NOT_HOLD: "do not hold", CONSISTENCY: "consisten
             "in the model, not counted as reproduced)", FIT: "fit (their numbers chose a reading of the "
             "setup, not counted as reproduced)", NOT_MODELLED: "not modelled"}
 SUMMARY_ORDER = (HOLDS, DOES_NOT_HOLD, CONSISTENCY, FIT, NOT_MODELLED)
-INDICATIVE_NOTE = ("Indicative verdicts: this is a --quick run (3 seeds per setting instead of 10); verdicts "
-                   "can change on a full run.")
+INDICATIVE_NOTE = ("Indicative verdicts: this is a --quick run (fewer seeds per setting, and for some papers "
+                   "fewer settings, than a full run; the paper's page says which); verdicts can change on a "
+                   "full run.")
 FOLD_AT = 240  # evidence longer than this (characters) is folded in <details>
 
 
