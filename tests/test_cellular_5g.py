@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import copy
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -92,14 +90,12 @@ def test_power_model_recovers_huangs_linear_model_from_per_second_samples():
     assert m.r2 > 0.99
 
 
-def test_the_derivation_refuses_a_directory_that_is_not_the_artifact(tmp_path):
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tcpenergy.calibration.narayanan2021", *a],
-                                    capture_output=True, text=True, cwd=REPO,
-                                    env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"})
-    bad = run(str(tmp_path))
-    assert bad.returncode == 1 and "does not look like the artifact" in bad.stderr and not bad.stdout
-    usage = run()
-    assert usage.returncode == 2 and "usage:" in usage.stderr
+def test_the_derivation_refuses_a_directory_that_is_not_the_artifact(tmp_path, capsys):
+    assert derive.main([str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert "does not look like the artifact" in out.err and not out.out
+    assert derive.main([]) == 2
+    assert "usage:" in capsys.readouterr().err
 
 
 def test_5g_phone_profiles_list_every_figure_with_a_source_and_mark_the_estimates():
