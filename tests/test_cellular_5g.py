@@ -162,3 +162,39 @@ def test_keepalives_that_find_the_radio_in_rrc_inactive_pay_a_resume_instead_of_
     assert resumed["radio_waking_s"] == pytest.approx(promotion + 7 * 0.080, abs=1e-9)
     # RRC_INACTIVE draws nothing here but keeps the radio out of RRC_IDLE for 20 s after each tail.
     assert resumed["radio_sleep_s"] < idle["radio_sleep_s"] - 7 * 4.0
+
+
+def test_kernel_tcp_to_a_phone_in_rrc_inactive_resumes_once_per_burst_as_the_simulated_linux_stack_does():
+    # Kernel mode (docs/emulation.md) through the same gate: 30 kB every 1.5 s to a phone whose
+    # connected tail is 200 ms and whose RRC_INACTIVE lasts 2 s (illustrative timers). Each
+    # burst after the first finds it inactive and pays one 80 ms resume, in the kernel as in
+    # the simulator's Linux stack (whose quick ACKs keep a burst within the 200 ms tail).
+    from tcpenergy.emulate.run import emulate
+
+    base = devices.get("narayanan2021-5g-nsa-mmwave-phone")
+    phone = copy.deepcopy({k: v for k, v in base.items() if k not in ("estimated", "sources")})
+    phone["name"] = "short-timers"
+    phone["radio"]["rrc"]["tail"] = [
+        {"state": "continuous_reception", "duration": "200ms", "power_w": phone["radio"]["tx_power_w"]},
+        {"state": "rrc_inactive", "duration": "2s", "power_w": 0.0,
+         "drx": {"cycle": "320ms", "on": "1ms", "power_w": 0.0},
+         "resume": {"delay": "80ms", "power_w": phone["radio"]["tx_power_w"]}},
+    ]
+    import tomllib
+
+    scenario = tomllib.loads((REPO / "scenarios" / "phone-web-keepalive.toml").read_text())
+    scenario.update(name="inactive-bursts", stop_after="6s")
+    scenario["nodes"]["phone"] = {"profile": phone}
+    scenario["flows"] = [{"name": "web", "from": "server", "to": "phone", "transport": "tcp",
+                          "traffic": {"kind": "on_off", "message": 30000, "interval": "1500ms", "distribution": "fixed"},
+                          "start": "500ms", "stop": "5s"}]
+    scenario["tcp"] = {"stack": "linux-6"}
+    simulated = api.run(scenario)
+    kernel = emulate(scenario, lag_bound_ms=20.0)
+    assert kernel["complete"], kernel.get("stop")
+    # Three bursts, 1.5 s apart: a promotion from RRC_IDLE, then two resumes.
+    for record in (simulated, kernel):
+        node = record["nodes"]["phone"]
+        assert record["flows"][0]["bytes_delivered"] == 90_000
+        assert node["radio_wakeups"] == 3, node["radio_wakeups"]
+        assert node["radio_waking_s"] == pytest.approx(0.365 + 2 * 0.080, abs=1e-6)

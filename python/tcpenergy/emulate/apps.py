@@ -154,8 +154,15 @@ def send(args) -> None:
             time.sleep(max(0.0, at - time.monotonic()))
             if not running():
                 break
-            sock.sendall(payload)
-            sent += len(payload)
+            # Not sendall: with the flow's stop, waits time out every 50 ms (a message may
+            # wait longer for room, e.g. behind a radio's promotion), and the rest goes on.
+            view, done = memoryview(payload), 0
+            while done < len(view) and running():
+                try:
+                    done += sock.send(view[done:])
+                except socket.timeout:
+                    pass
+            sent += done
     else:
         # Bulk: N bytes; timed (no --bytes): as much as the connection takes until it is over.
         while running() and (args.bytes is None or sent < args.bytes):
