@@ -168,7 +168,8 @@ def test_kernel_tcp_to_a_phone_in_rrc_inactive_resumes_once_per_burst_as_the_sim
     # Kernel mode (docs/emulation.md) through the same gate: 30 kB every 1.5 s to a phone whose
     # connected tail is 200 ms and whose RRC_INACTIVE lasts 2 s (illustrative timers). Each
     # burst after the first finds it inactive and pays one 80 ms resume, in the kernel as in
-    # the simulator's Linux stack (whose quick ACKs keep a burst within the 200 ms tail).
+    # the simulator's Linux stack (whose ACKs, unlike the textbook stack's 200 ms delayed ACK,
+    # all leave within the 200 ms tail: docs/models/cellular.md#tests).
     from tcpenergy.emulate.run import emulate
 
     base = devices.get("narayanan2021-5g-nsa-mmwave-phone")
