@@ -161,6 +161,53 @@ pub struct Cpu {
     /// Power above base while the CPU executes protocol code (W).
     pub active_power_w: f64,
     pub cycles: CycleCosts,
+    /// The CPU's DVFS operating points as published, slowest first. `frequency_hz` and
+    /// `active_power_w` are the one a run uses and must be one of them (docs/models/energy.md,
+    /// "Operating points"); the governor that would move between them is not modelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operating_points: Vec<OperatingPoint>,
+}
+
+/// One DVFS operating point: the clock, and the power above base while busy at it.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatingPoint {
+    pub frequency_hz: f64,
+    pub active_power_w: f64,
+}
+
+impl Cpu {
+    fn validate_operating_points(&self, at: &dyn Fn(&str) -> String) -> Result<(), EngineError> {
+        let mut previous = 0.0;
+        for (k, p) in self.operating_points.iter().enumerate() {
+            let key = |f: &str| at(&format!("cpu.operating_points.{k}.{f}"));
+            if !p.frequency_hz.is_finite() || p.frequency_hz <= previous {
+                return Err(EngineError::config(
+                    key("frequency_hz"),
+                    format!("must be finite, > 0 and above the previous point's (slowest first), got {}", p.frequency_hz),
+                ));
+            }
+            if !p.active_power_w.is_finite() || p.active_power_w < 0.0 {
+                return Err(EngineError::config(key("active_power_w"), format!("must be a finite number >= 0, got {}", p.active_power_w)));
+            }
+            previous = p.frequency_hz;
+        }
+        let in_use = OperatingPoint { frequency_hz: self.frequency_hz, active_power_w: self.active_power_w };
+        if !self.operating_points.is_empty() && !self.operating_points.contains(&in_use) {
+            let points: Vec<String> =
+                self.operating_points.iter().map(|p| format!("{} Hz at {} W", p.frequency_hz, p.active_power_w)).collect();
+            return Err(EngineError::config(
+                at("cpu.frequency_hz"),
+                format!(
+                    "with cpu.active_power_w ({} Hz at {} W) must be one of the profile's operating points: {} (set both together)",
+                    self.frequency_hz,
+                    self.active_power_w,
+                    points.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The built-in profiles, as TOML text, compiled in from the Python package's data directory.
@@ -194,6 +241,9 @@ const BUILTIN: &[(&str, &str)] = &[
         "narayanan2021-5g-nsa-mmwave-phone",
         include_str!("../../../../python/tcpenergy/profiles/narayanan2021-5g-nsa-mmwave-phone.toml"),
     ),
+    // The HTC Dream on 3G as PowerTutor's model has it (Zhang et al., CODES+ISSS 2010), with its
+    // CPU's two operating points (docs/models/cellular.md#reading-zhang).
+    ("zhang2010-htc-dream-3g", include_str!("../../../../python/tcpenergy/profiles/zhang2010-htc-dream-3g.toml")),
     ("wired-host", include_str!("../../../../python/tcpenergy/profiles/wired-host.toml")),
     // An 802.11n network card alone, no host (Halperin et al., HotPower 2010, as ns-3's
     // WifiRadioEnergyModel restates it; docs/models/profiles.md#halperin2010-80211n-nic).
@@ -271,6 +321,7 @@ impl DeviceProfile {
         if self.cpu.frequency_hz <= 0.0 {
             return Err(EngineError::config(at("cpu.frequency_hz"), "must be > 0"));
         }
+        self.cpu.validate_operating_points(&at)?;
         if let Some(phy) = &r.phy {
             phy.validate(&at)?;
         }
@@ -380,6 +431,31 @@ mod tests {
         assert_eq!(phy.airtime(1500), SimDuration(192_000 + 1_117_091));
         // (52 + 36) * 8 bits = 704 bits at 11 Mbit/s = 64 us exactly.
         assert_eq!(phy.airtime(52), SimDuration(192_000 + 64_000));
+    }
+
+    /// A profile's DVFS operating points (docs/models/energy.md, "Operating points"): slowest
+    /// first, and the point in use is one of them; anything else is refused naming the key.
+    #[test]
+    fn the_cpu_runs_at_one_of_its_operating_points_listed_slowest_first() {
+        let base = builtin("zhang2010-htc-dream-3g").unwrap().unwrap();
+        assert_eq!(base.cpu.operating_points.len(), 2);
+        let doc = serde_json::to_value(&base).unwrap();
+        let check = |edit: &dyn Fn(&mut serde_json::Value), key: &str, words: &str| {
+            let mut d = doc.clone();
+            edit(&mut d);
+            let p: DeviceProfile = crate::config::typed(&d, "energy.receiver").unwrap();
+            let err = p.validate("energy.receiver").unwrap_err().to_string();
+            assert!(err.contains(key) && err.contains(words), "{err}");
+        };
+        check(&|d| d["cpu"]["active_power_w"] = 0.34169.into(), "energy.receiver.cpu.frequency_hz", "must be one of the profile's operating points");
+        check(&|d| d["cpu"]["operating_points"][1]["frequency_hz"] = 100e6.into(), "energy.receiver.cpu.operating_points.1.frequency_hz", "slowest first");
+        check(&|d| d["cpu"]["operating_points"][0]["active_power_w"] = (-1.0).into(), "energy.receiver.cpu.operating_points.0.active_power_w", ">= 0");
+        // The slower point, given whole, is accepted.
+        let mut d = doc.clone();
+        d["cpu"]["frequency_hz"] = 245.36e6.into();
+        d["cpu"]["active_power_w"] = 0.34169.into();
+        let p: DeviceProfile = crate::config::typed(&d, "energy.receiver").unwrap();
+        p.validate("energy.receiver").unwrap();
     }
 
     /// An RRC machine's timers are settings (docs/models/cellular.md): a negative, zero or
