@@ -128,12 +128,26 @@ def test_mmwave_costs_less_per_bit_than_lte_at_their_own_rates_and_more_at_the_s
     assert _per_bit(mmwave, "10Mbps", "5MB") > _per_bit(lte, "10Mbps", "5MB")
 
 
+def _web_keepalive():
+    """scenarios/phone-web-keepalive.toml as a table, to be changed."""
+    import tomllib
+
+    return tomllib.loads((REPO / "scenarios" / "phone-web-keepalive.toml").read_text())
+
+
+def _mmwave_phone_with_tail(name, tail):
+    """The mmWave phone under another name, with the tail states given (its own tail and more)."""
+    base = devices.get("narayanan2021-5g-nsa-mmwave-phone")
+    phone = copy.deepcopy({k: v for k, v in base.items() if k not in ("estimated", "sources")})
+    phone["name"] = name
+    phone["radio"]["rrc"]["tail"] = tail(phone["radio"]["rrc"]["tail"], phone["radio"]["tx_power_w"])
+    return phone
+
+
 def _keepalive_phone(profile):
     # The keep-alive of scenarios/phone-web-keepalive.toml alone, every 15 s: longer than the
     # 10.2 s connected tail, shorter than the tail plus a 20 s RRC_INACTIVE.
-    import tomllib
-
-    scenario = tomllib.loads((REPO / "scenarios" / "phone-web-keepalive.toml").read_text())
+    scenario = _web_keepalive()
     scenario["flows"] = [f for f in scenario["flows"] if f["name"] == "keepalive"]
     scenario["flows"][0]["traffic"]["interval"] = "15s"
     scenario["nodes"]["phone"] = {"profile": profile}
@@ -144,14 +158,10 @@ def test_keepalives_that_find_the_radio_in_rrc_inactive_pay_a_resume_instead_of_
     # 3GPP TS 38.331 §5.3.13: a resume from RRC_INACTIVE instead of a setup from RRC_IDLE. The
     # mmWave phone, with an RRC_INACTIVE of illustrative figures (none published are at hand)
     # after its connected tail: 20 s, RAN paging every 1.28 s, a 80 ms resume at beta.
-    base = devices.get("narayanan2021-5g-nsa-mmwave-phone")
-    beta = base["radio"]["tx_power_w"]
-    inactive = {"state": "rrc_inactive", "duration": "20s", "power_w": 0.0,
-                "drx": {"cycle": "1280ms", "on": "1ms", "power_w": 0.0},
-                "resume": {"delay": "80ms", "power_w": beta}}
-    with_inactive = copy.deepcopy({k: v for k, v in base.items() if k not in ("estimated", "sources")})
-    with_inactive["name"] = "mmwave-phone-with-inactive"
-    with_inactive["radio"]["rrc"]["tail"].append(inactive)
+    with_inactive = _mmwave_phone_with_tail("mmwave-phone-with-inactive", lambda tail, beta: tail + [
+        {"state": "rrc_inactive", "duration": "20s", "power_w": 0.0,
+         "drx": {"cycle": "1280ms", "on": "1ms", "power_w": 0.0},
+         "resume": {"delay": "80ms", "power_w": beta}}])
     idle = _keepalive_phone("narayanan2021-5g-nsa-mmwave-phone")
     resumed = _keepalive_phone(with_inactive)
     # Eight keep-alives (2 s, 17 s, ..., 107 s): the first from RRC_IDLE, the other seven 15 s
@@ -172,18 +182,13 @@ def test_kernel_tcp_to_a_phone_in_rrc_inactive_resumes_once_per_burst_as_the_sim
     # all leave within the 200 ms tail: docs/models/cellular.md#tests).
     from tcpenergy.emulate.run import emulate
 
-    base = devices.get("narayanan2021-5g-nsa-mmwave-phone")
-    phone = copy.deepcopy({k: v for k, v in base.items() if k not in ("estimated", "sources")})
-    phone["name"] = "short-timers"
-    phone["radio"]["rrc"]["tail"] = [
-        {"state": "continuous_reception", "duration": "200ms", "power_w": phone["radio"]["tx_power_w"]},
+    phone = _mmwave_phone_with_tail("short-timers", lambda _, beta: [
+        {"state": "continuous_reception", "duration": "200ms", "power_w": beta},
         {"state": "rrc_inactive", "duration": "2s", "power_w": 0.0,
          "drx": {"cycle": "320ms", "on": "1ms", "power_w": 0.0},
-         "resume": {"delay": "80ms", "power_w": phone["radio"]["tx_power_w"]}},
-    ]
-    import tomllib
-
-    scenario = tomllib.loads((REPO / "scenarios" / "phone-web-keepalive.toml").read_text())
+         "resume": {"delay": "80ms", "power_w": beta}},
+    ])
+    scenario = _web_keepalive()
     scenario.update(name="inactive-bursts", stop_after="6s")
     scenario["nodes"]["phone"] = {"profile": phone}
     scenario["flows"] = [{"name": "web", "from": "server", "to": "phone", "transport": "tcp",
